@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+# Our arm64 PMU stack on Linux 6.12: build, boot in QEMU, test, export.
+#
+#   make demo     boot the patched kernel and show perf on our PMU driver
+#   make check    run every test; prints "N passed, N failed, N skipped"
+#
+# Machine knobs for qemu/run/demo: SMP=, QEMU_CPU=, KVM_MODE=vhe|nvhe,
+# APPEND=, SHARE=dir, CMD='...'. Build outputs live in $(CACHE), outside
+# the repository, keyed by their inputs.
+
+H := harness
+export CACHE ?= $(HOME)/.cache/arm64-pmu
+
+.PHONY: help deps need-deps base kernel perf tests initramfs qemu run demo \
+	check series series-check
+
+help:
+	@sed -n 's/^#   //p' Makefile
+	@echo "other targets: deps base kernel perf tests initramfs qemu run series"
+
+deps:
+	$(H)/deps.sh
+
+need-deps:
+	@$(H)/deps.sh --if-missing
+
+base: need-deps
+	@$(H)/base.sh
+
+kernel: need-deps
+	@$(H)/kernel.sh image
+
+perf: need-deps
+	@$(H)/perf.sh
+
+tests: need-deps
+	@$(H)/tests.sh
+
+initramfs: need-deps
+	@$(H)/initramfs.sh
+
+qemu: need-deps
+	@$(H)/qemu.sh shell
+
+run: need-deps
+	@test -n "$(CMD)" || { echo "usage: make run CMD='...' [SHARE=dir]"; exit 2; }
+	@$(H)/qemu.sh run "$(CMD)"
+
+demo: need-deps
+	@$(H)/demo.sh
+
+check: need-deps
+	@$(H)/check.sh
+
+series: need-deps
+	@$(H)/series.sh
+
+series-check: need-deps
+	@$(H)/series-check.sh

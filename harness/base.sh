@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Unpack the recorded base tree once and check that every base file the
+# overlay modifies is byte-identical to the version the series was written
+# against (BASE.sha256).
+#
+#   harness/base.sh          unpack (if needed) and verify, print the tree path
+#   harness/base.sh record   rewrite BASE and BASE.sha256 from the installed base
+
+. "$(dirname "$0")/lib.sh"
+
+installed_version() {
+	dpkg-query -W -f '${Version}' "$BASE_DEB_PACKAGE" 2>/dev/null ||
+		die "$BASE_DEB_PACKAGE is not installed: run 'make deps'"
+}
+
+unpack() {
+	local dest=$CACHE/base/$BASE_DEB_VERSION
+	[ -f "$dest/.unpacked" ] && return 0
+	[ -f "$BASE_TARBALL" ] || die "$BASE_TARBALL is missing: run 'make deps'"
+	msg "unpacking $BASE_TARBALL into $dest"
+	rm -rf "$dest" && mkdir -p "$dest"
+	tar -xJf "$BASE_TARBALL" -C "$dest"
+	chmod -R a-w "$dest/linux-source-6.12"
+	touch "$dest/.unpacked"
+}
+
+# The base files our overlay replaces (as opposed to files it adds).
+modified_base_files() {
+	overlay_files | while read -r f; do
+		[ -e "$BASE_TREE/$f" ] && echo "$f"
+	done
+}
+
+record() {
+	local v
+	v=$(installed_version)
+	[ "$v" = "$BASE_DEB_VERSION" ] || {
+		sed -i "s/^BASE_DEB_VERSION=.*/BASE_DEB_VERSION=$v/" "$TOP/BASE"
+		BASE_DEB_VERSION=$v
+		BASE_TREE=$CACHE/base/$v/linux-source-6.12
+	}
+	unpack
+	sed -i "s/^BASE_KERNELVERSION=.*/BASE_KERNELVERSION=$(make -s -C "$BASE_TREE" kernelversion)/" "$TOP/BASE"
+	(cd "$BASE_TREE" && modified_base_files | xargs -r sha256sum) > "$TOP/BASE.sha256"
+	msg "recorded $(wc -l < "$TOP/BASE.sha256") base files at $v"
+}
+
+verify() {
+	local v bad=0 f
+	v=$(installed_version)
+	if [ "$v" != "$BASE_DEB_VERSION" ]; then
+		msg "WARNING: installed $BASE_DEB_PACKAGE is $v, the series was written against $BASE_DEB_VERSION"
+		msg "WARNING: unpacking $v; files the series modifies are checked below"
+		BASE_DEB_VERSION=$v
+		BASE_TREE=$CACHE/base/$v/linux-source-6.12
+	fi
+	unpack
+	while read -r sum f; do
+		if ! echo "$sum  $BASE_TREE/$f" | sha256sum --quiet -c - 2>/dev/null; then
+			msg "base drift: $f differs from the version recorded in BASE.sha256"
+			bad=1
+		fi
+	done < "$TOP/BASE.sha256"
+	for f in $(modified_base_files); do
+		grep -q "  $f\$" "$TOP/BASE.sha256" ||
+			{ msg "$f replaces a base file but has no hash in BASE.sha256"; bad=1; }
+	done
+	[ $bad = 0 ] || die "the base moved under the overlay. To rebase: diff each file named above
+  against the new base, port our changes onto it, then run 'harness/base.sh record' and commit
+  BASE and BASE.sha256."
+	echo "$BASE_TREE"
+}
+
+case "${1:-verify}" in
+record) record ;;
+verify) verify ;;
+*) die "usage: $0 [verify|record]" ;;
+esac

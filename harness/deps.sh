@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install what the harness needs, from Debian's archive only.
+#
+#   harness/deps.sh              apt-get update, then install the list
+#   harness/deps.sh --if-missing do nothing when everything is installed
+
+set -euo pipefail
+
+# Host tools, the base kernel source, and arm64 libraries for the static perf.
+PACKAGES=(
+	make gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	bc flex bison libssl-dev libelf-dev sparse ccache cpio xz-utils rsync
+	perl python3 git kmod pkg-config
+	qemu-system-arm
+	linux-source-6.12
+	busybox-static:arm64
+	libc6-dev:arm64 libelf-dev:arm64 libtraceevent-dev:arm64 zlib1g-dev:arm64
+)
+
+missing() {
+	local p
+	for p in "${PACKAGES[@]}"; do
+		dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			echo "$p"
+	done
+}
+
+if [ "${1:-}" = --if-missing ] && [ -z "$(missing)" ]; then
+	exit 0
+fi
+
+[ "$(id -u)" = 0 ] || { echo "deps: run as root (apt-get install)" >&2; exit 1; }
+dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+echo "[deps] apt-get update" >&2
+apt-get update -q >&2
+echo "[deps] installing: ${PACKAGES[*]}" >&2
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${PACKAGES[@]}" >&2

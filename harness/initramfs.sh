@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Pack busybox, perf, our test programs, the test plans and the init script
+# into a cpio archive; print its path.
+
+. "$(dirname "$0")/lib.sh"
+
+BUSYBOX=/bin/busybox
+PERF_BIN=${PERF_BIN:-$("$HARNESS/perf.sh" | tail -n 1)}
+TESTS_DIR=${TESTS_DIR:-$("$HARNESS/tests.sh" | tail -n 1)}
+
+# An amd64 busybox would boot to a kernel panic ("init failed"): say why.
+is_arm64_elf() {
+	[ "$(od -An -j18 -N2 -tu2 "$1" | tr -d ' ')" = 183 ]
+}
+
+is_arm64_elf "$BUSYBOX" || die "$BUSYBOX is not arm64: run 'make deps' (busybox-static:arm64)"
+is_arm64_elf "$PERF_BIN" || die "$PERF_BIN is not an arm64 perf"
+
+OUT=$CACHE/initramfs/$(hash_inputs "$BUSYBOX" "$PERF_BIN" "$TESTS_DIR" \
+	"$HARNESS/plans" "$HARNESS/guest" "$0").cpio
+if [ ! -f "$OUT" ]; then
+	root=$(mktemp -d)
+	trap 'rm -rf "$root"' EXIT
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,tests,plans,etc}
+	install -m 755 "$BUSYBOX" "$root/bin/busybox"
+	install -m 755 "$PERF_BIN" "$root/usr/bin/perf"
+	install -m 755 "$HARNESS/guest/init" "$root/init"
+	"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/known-loop" \
+		"$HARNESS/guest/loop.S"
+	find "$TESTS_DIR" -maxdepth 1 -type f -perm -u+x -exec install -m 755 {} "$root/tests/" \;
+	cp "$HARNESS"/plans/* "$root/plans/" 2>/dev/null || true
+	echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
+	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> "$root/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
+	mkdir -p "$(dirname "$OUT")"
+	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$OUT.tmp"
+	mv "$OUT.tmp" "$OUT"
+fi
+echo "$OUT"

@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Overlay our files on a copy of the pristine base and build an arm64 Image.
+#
+#   harness/kernel.sh [image]    build, print the Image path
+#   harness/kernel.sh src        sync the overlaid source tree, print its path
+#   harness/kernel.sh builddir   print the build folder
+#   harness/kernel.sh make ARGS  run make in the build folder (e.g. W=1 C=1 drivers/perf/)
+#
+# The source copy keeps the timestamps of untouched files, so a rebuild after
+# editing one driver file recompiles that file and relinks, nothing more.
+
+. "$(dirname "$0")/lib.sh"
+
+FRAGMENT=$HARNESS/config/arm64-pmu.config
+BASE_TREE=$("$HARNESS/base.sh")
+SRC=$CACHE/ksrc/$BASE_DEB_VERSION
+OBJ=$CACHE/kbuild/$(hash_inputs "$FRAGMENT" "$TOP/BASE")
+MANIFEST=$SRC/.overlay-manifest
+
+kmake() {
+	make -s -C "$SRC" O="$OBJ" CROSS_COMPILE="ccache $CROSS_COMPILE" -j"$(nproc)" "$@"
+}
+
+# Bring $SRC to base + overlay: restore files we stopped carrying, copy
+# changed overlay files (and only those, so make sees what changed).
+sync_source() {
+	local f
+	if [ ! -f "$SRC/.complete" ]; then
+		msg "copying the base tree to $SRC"
+		rm -rf "$SRC" && mkdir -p "$(dirname "$SRC")"
+		cp -a "$BASE_TREE" "$SRC" && chmod -R u+w "$SRC"
+		: > "$MANIFEST" && touch "$SRC/.complete"
+	fi
+	overlay_files > "$MANIFEST.new"
+	while read -r f; do
+		grep -qxF "$f" "$MANIFEST.new" && continue
+		if [ -e "$BASE_TREE/$f" ]; then
+			cp --remove-destination "$BASE_TREE/$f" "$SRC/$f"
+		else
+			rm -f "$SRC/$f"
+		fi
+	done < "$MANIFEST"
+	while read -r f; do
+		cmp -s "$TOP/$f" "$SRC/$f" && continue
+		mkdir -p "$(dirname "$SRC/$f")"
+		cp --remove-destination "$TOP/$f" "$SRC/$f"
+	done < "$MANIFEST.new"
+	mv "$MANIFEST.new" "$MANIFEST"
+}
+
+# Every option the fragment names must have landed as written; a typo or
+# an unmet dependency would otherwise silently drop it.
+check_config() {
+	local line sym val bad=0
+	while read -r line; do
+		case "$line" in ''|'#'*) continue ;; esac
+		sym=${line%%=*} val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -q "^$sym=" "$OBJ/.config" && { msg "$sym is set, fragment says n"; bad=1; }
+		else
+			grep -qx "$line" "$OBJ/.config" || { msg "$line did not land in .config"; bad=1; }
+		fi
+	done < "$FRAGMENT"
+	[ $bad = 0 ] || die "config fragment $FRAGMENT does not apply cleanly"
+}
+
+configure() {
+	[ -f "$OBJ/.config-checked" ] && return 0
+	mkdir -p "$OBJ"
+	kmake allnoconfig KCONFIG_ALLCONFIG="$FRAGMENT"
+	check_config
+	touch "$OBJ/.config-checked"
+}
+
+build_image() {
+	sync_source
+	configure
+	msg "building Image in $OBJ"
+	kmake Image
+	echo "$OBJ/arch/arm64/boot/Image"
+}
+
+case "${1:-image}" in
+image) build_image ;;
+src) sync_source; echo "$SRC" ;;
+builddir) echo "$OBJ" ;;
+make) shift; sync_source; configure; kmake "$@" ;;
+*) die "usage: $0 [image|src|builddir|make ARGS]" ;;
+esac
