@@ -63,8 +63,9 @@ verify() {
 		fi
 	done < "$TOP/BASE.sha256"
 	for f in $(modified_base_files); do
-		grep -q "  $f\$" "$TOP/BASE.sha256" ||
-			{ msg "$f replaces a base file but has no hash in BASE.sha256"; bad=1; }
+		grep -q "  $f\$" "$TOP/BASE.sha256" && continue
+		die "$f replaces a base file that BASE.sha256 does not record:
+  run 'harness/base.sh record' on an unchanged base and commit BASE.sha256"
 	done
 	[ $bad = 0 ] || die "the base moved under the overlay. To rebase: diff each file named above
   against the new base, port our changes onto it, then run 'harness/base.sh record' and commit

@@ -24,6 +24,7 @@ if [ ! -f "$OUT" ]; then
 	trap 'rm -rf "$root"' EXIT
 	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,tests,plans,etc}
 	install -m 755 "$BUSYBOX" "$root/bin/busybox"
+	ln -s busybox "$root/bin/sh"
 	install -m 755 "$PERF_BIN" "$root/usr/bin/perf"
 	install -m 755 "$HARNESS/guest/init" "$root/init"
 	"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/known-loop" \

@@ -40,7 +40,7 @@ kernel_args() {
 qemu_args() {
 	local a=(-M virt,gic-version=3,virtualization=on -cpu "$QEMU_CPU"
 		 -smp "$SMP" -m "$MEM" -kernel "$IMAGE" -initrd "$1"
-		 -append "$(kernel_args)" -no-reboot)
+		 -append "$(kernel_args)" -nic none -no-reboot)
 	[ -n "$ICOUNT" ] && a+=(-icount "$ICOUNT")
 	if [ -n "${SHARE:-}" ]; then
 		[ -d "$SHARE" ] || die "SHARE=$SHARE is not a folder"
