@@ -13,6 +13,7 @@ PASS=0 FAIL=0 SKIP=0
 # Debian's QEMU: no CHAIN, late instruction-overflow interrupts. Tests that
 # depend on our QEMU models report a skip, with the reason, until it lands.
 export PMU_QEMU_STOCK=1
+export KUNIT=1
 
 # tally NAME: count the results in build/check/NAME.log
 tally() {

@@ -23,7 +23,7 @@ echo "=== perf stat of known-loop: 20,000,005 user instructions by construction"
 perf stat -e cycles:u,cycles:k,instructions:u,instructions:k known-loop
 echo "=== perf record -e cycles:u -c 1000000 known-loop, then perf report"
 perf record -q -e cycles:u -c 1000000 -o /tmp/perf.data known-loop
-perf report -i /tmp/perf.data --stdio --sort comm,dso,sym 2>/dev/null | grep -v '^$'
+perf report -i /tmp/perf.data --stdio --sort comm,dso,sym 2>/dev/null | grep -v '^$\|tips.txt'
 SCRIPT
 
 msg "building what is missing (first run: about 10 minutes), then booting"

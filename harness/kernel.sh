@@ -81,6 +81,11 @@ build_image() {
 	echo "$OBJ/arch/arm64/boot/Image"
 }
 
+# One build at a time per source tree: two makes in one folder corrupt it.
+mkdir -p "$(dirname "$SRC")"
+exec 9> "$(dirname "$SRC")/.lock"
+flock 9
+
 case "${1:-image}" in
 image) build_image ;;
 src) sync_source; echo "$SRC" ;;

@@ -9,7 +9,8 @@
 # Machine knobs (environment): SMP (1), QEMU_CPU (max), KVM_MODE (vhe|nvhe),
 # ICOUNT (shift=0,sleep=off; empty to disable), MEM (1G), APPEND (extra
 # kernel arguments), SHARE (host folder mounted at /share over virtio-9p),
-# QEMU (binary), TIMEOUT (seconds, run only; default 900).
+# QEMU (binary), TIMEOUT (seconds, run only; default 900), KUNIT=1 (run
+# the built-in KUnit suites at boot).
 # With one vCPU and -icount shift=0,sleep=off the guest is deterministic:
 # an instruction count of a known loop is exact and repeatable.
 
@@ -34,6 +35,7 @@ kernel_args() {
 	*) die "KVM_MODE must be vhe or nvhe, not '$KVM_MODE'" ;;
 	esac
 	[ -n "${SHARE:-}" ] && args+=" harness.share"
+	[ "${KUNIT:-0}" = 1 ] && args+=" kunit.enable=1"
 	echo "$args ${APPEND:-}"
 }
 

@@ -274,7 +274,7 @@ static inline void pmu_find_or_skip(struct pmu_info *pmu)
 static inline bool pmu_event_advertised(const struct pmu_info *pmu,
 					unsigned int evt)
 {
-	char path[512], buf[128];
+	char path[640], buf[128];
 	struct dirent *de;
 	bool found = false;
 	DIR *d;

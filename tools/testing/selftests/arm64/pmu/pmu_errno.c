@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf_event_open() errno contract of the arm64 PMUv3 driver: each
+ * attribute the driver refuses is refused with its own errno. Every case
+ * changes one thing in an attr that opens (raw INST_RETIRED, user only,
+ * checked first), so each refusal is about the attribute under test.
+ *
+ *   unadvertised common event (0x01-0x3f, not CHAIN)  ENOENT
+ *   generic hardware event without a mapping           ENOENT
+ *   config bits above the 16-bit event number          EINVAL
+ *   config1 bits above the threshold field (17+)       EINVAL
+ *   config2 != 0                                        EINVAL
+ *   threshold > caps/threshold_max                      EINVAL
+ *   threshold != 0 without FEAT_PMUv3_TH (max 0)        EOPNOTSUPP
+ *   exclude_idle                                        EOPNOTSUPP
+ *   CHAIN (0x1e) on its own                             EINVAL
+ *   rdpmc (config1:1)                                   EOPNOTSUPP
+ *   long (config1:0) without 64-bit counters or CHAIN   EOPNOTSUPP
+ *   group needing more counters than the PMU has        EINVAL
+ *
+ * and where `long` opens, it counts exactly and takes one 64-bit counter
+ * or a chained pair of 32-bit ones.
+ */
+#include "pmu_lib.h"
+
+#define ITERS		100000UL
+#define MAX_GROUP	64
+
+static struct pmu_info pmu;
+
+static void attr_raw(struct perf_event_attr *attr, uint64_t config)
+{
+	pmu_attr_user(attr, pmu.type, config);
+}
+
+/* Open, close, and compare with the wanted result (0 = must open). */
+static void expect_open(struct perf_event_attr *attr, int want,
+			const char *name)
+{
+	int fd = pmu_open(attr, -1);
+	int got = fd < 0 ? fd : 0;
+
+	if (fd >= 0)
+		close(fd);
+	if (got != want)
+		ksft_print_msg("%s: got %s, expected %s\n", name,
+			       got ? strerror(-got) : "success",
+			       want ? strerror(-want) : "success");
+	pmu_result(got == want, name);
+}
+
+static void test_valid_raw(void)
+{
+	struct perf_event_attr attr;
+
+	attr_raw(&attr, ARMV8_EVT_INST_RETIRED);
+	expect_open(&attr, 0, "raw_inst_retired_opens");
+}
+
+static void test_unadvertised_event(void)
+{
+	const char *name = "unadvertised_common_event_enoent";
+	struct perf_event_attr attr;
+	unsigned int evt;
+
+	for (evt = 0x01; evt < 0x40; evt++)
+		if (evt != ARMV8_EVT_CHAIN && !pmu_event_advertised(&pmu, evt))
+			break;
+	if (evt == 0x40) {
+		pmu_skip(name, "every common event 0x01-0x3f is advertised");
+		return;
+	}
+	ksft_print_msg("event 0x%02x is not in %s/events\n", evt, pmu.dir);
+	attr_raw(&attr, evt);
+	expect_open(&attr, -ENOENT, name);
+}
+
+static void test_unmapped_hw_event(void)
+{
+	struct perf_event_attr attr;
+
+	/* No PMUv3 event stands for a constant-rate reference clock. */
+	pmu_attr_user(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES);
+	expect_open(&attr, -ENOENT, "unmapped_hw_ref_cycles_enoent");
+}
+
+static void test_reserved_bits(void)
+{
+	struct perf_event_attr attr;
+
+	attr_raw(&attr, ARMV8_EVT_INST_RETIRED | (1ULL << 16));
+	expect_open(&attr, -EINVAL, "config_bit16_reserved_einval");
+
+	attr_raw(&attr, ARMV8_EVT_INST_RETIRED | (1ULL << 63));
+	expect_open(&attr, -EINVAL, "config_bit63_reserved_einval");
+
+	attr_raw(&attr, ARMV8_EVT_INST_RETIRED);
+	attr.config1 = 1ULL << 17;
+	expect_open(&attr, -EINVAL, "config1_bit17_reserved_einval");
+
+	attr_raw(&attr, ARMV8_EVT_INST_RETIRED);
+	attr.config2 = 1;
+	expect_open(&attr, -EINVAL, "config2_nonzero_einval");
+}
+
+static void test_threshold(void)
+{
+	const char *above = "threshold_above_threshold_max_einval";
+	struct perf_event_attr attr;
+	uint64_t max = 0;
+
+	if (pmu_sysfs_u64(&pmu, "caps/threshold_max", &max))
+		ksft_print_msg("no caps/threshold_max: taking 0\n");
+	ksft_print_msg("threshold_max %" PRIu64 "\n", max);
+
+	attr_raw(&attr, ARMV8_EVT_INST_RETIRED);
+	if (!max) {
+		attr.config1 = 1ULL << PMU_CFG1_TH_SHIFT;
+		expect_open(&attr, -EOPNOTSUPP,
+			    "threshold_without_feat_pmuv3_th_eopnotsupp");
+	} else {
+		attr.config1 = max << PMU_CFG1_TH_SHIFT;
+		expect_open(&attr, 0, "threshold_at_threshold_max_opens");
+	}
+
+	if (!max) {
+		pmu_skip(above, "threshold_max is 0");
+	} else if (max >= PMU_CFG1_TH_MASK) {
+		pmu_skip(above, "threshold_max fills the threshold field");
+	} else {
+		attr_raw(&attr, ARMV8_EVT_INST_RETIRED);
+		attr.config1 = (max + 1) << PMU_CFG1_TH_SHIFT;
+		expect_open(&attr, -EINVAL, above);
+	}
+}
+
+static void test_modifiers(void)
+{
+	struct perf_event_attr attr;
+
+	attr_raw(&attr, ARMV8_EVT_INST_RETIRED);
+	attr.exclude_idle = 1;
+	expect_open(&attr, -EOPNOTSUPP, "exclude_idle_eopnotsupp");
+
+	attr_raw(&attr, ARMV8_EVT_CHAIN);
+	expect_open(&attr, -EINVAL, "chain_event_alone_einval");
+
+	attr_raw(&attr, ARMV8_EVT_INST_RETIRED);
+	attr.config1 = PMU_CFG1_RDPMC;
+	expect_open(&attr, -EOPNOTSUPP, "rdpmc_eopnotsupp");
+}
+
+/* A 0/1 environment variable, or -1 when unset or malformed. */
+static int env_bool(const char *name)
+{
+	const char *v = getenv(name);
+
+	if (v && (!strcmp(v, "0") || !strcmp(v, "1")))
+		return v[0] == '1';
+	return -1;
+}
+
+/*
+ * Does this PMU have 64-bit event counters (FEAT_PMUv3p5)? EL0 cannot see
+ * ID_AA64DFR0_EL1.PMUVer, so: PMU_LONG_COUNTERS=0/1 if set, else the CPU
+ * models QEMU emulates, by MIDR. Returns 1, 0, or -1 for unknown.
+ */
+static int has_64bit_counters(void)
+{
+	int env = env_bool("PMU_LONG_COUNTERS");
+	unsigned int impl, part;
+	char buf[64];
+	uint64_t midr;
+
+	if (env >= 0)
+		return env;
+	if (pmu_read_sysfs("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
+			   buf, sizeof(buf)))
+		return -1;
+	midr = strtoull(buf, NULL, 0);
+	impl = (midr >> 24) & 0xff;
+	part = (midr >> 4) & 0xfff;
+	ksft_print_msg("MIDR_EL1 0x%08" PRIx64 " (implementer 0x%02x part 0x%03x)\n",
+		       midr, impl, part);
+	/* QEMU's "max" CPU: implementer 0, part 0x51, PMUv3p5 or later. */
+	if (impl == 0x00 && part == 0x051)
+		return 1;
+	/* Arm cores before Armv8.4 (PMUv3p4 or older): 32-bit counters. */
+	if (impl == 0x41) {
+		switch (part) {
+		case 0xd03: /* Cortex-A53 */
+		case 0xd04: /* Cortex-A35 */
+		case 0xd05: /* Cortex-A55 */
+		case 0xd07: /* Cortex-A57 */
+		case 0xd08: /* Cortex-A72 */
+		case 0xd0b: /* Cortex-A76 */
+		case 0xd0c: /* Neoverse-N1 */
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Does the PMU implement the CHAIN event? events/chain when listed, else
+ * PMU_HAS_CHAIN=0/1, else PMU_QEMU_STOCK=1 says no: Debian's QEMU models
+ * no CHAIN event. Returns 1, 0, or -1 for unknown.
+ */
+static int has_chain(void)
+{
+	int env = env_bool("PMU_HAS_CHAIN");
+
+	if (pmu_sysfs_exists(&pmu, "events/chain"))
+		return 1;
+	if (env >= 0)
+		return env;
+	if (env_bool("PMU_QEMU_STOCK") == 1)
+		return 0;
+	return -1;
+}
+
+static const char *tristate(int v)
+{
+	return v < 0 ? "unknown" : v ? "yes" : "no";
+}
+
+/*
+ * How many INST_RETIRED events with this config1 fit in one group; *err
+ * gets the refused open's -errno (0 if MAX_GROUP fit). Every member is
+ * opened enabled, so that group validation accounts for all of them.
+ */
+static int group_size(uint64_t config1, int *err)
+{
+	struct perf_event_attr attr;
+	int fds[MAX_GROUP], n, i;
+
+	attr_raw(&attr, ARMV8_EVT_INST_RETIRED);
+	attr.config1 = config1;
+	attr.disabled = 0;
+	*err = 0;
+	for (n = 0; n < MAX_GROUP; n++) {
+		fds[n] = pmu_open(&attr, n ? fds[0] : -1);
+		if (fds[n] < 0) {
+			*err = fds[n];
+			break;
+		}
+	}
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	return n;
+}
+
+static void test_long(void)
+{
+	const char *name_open = "long_counter_open_matches_capability";
+	const char *name_count = "long_counter_counts_exactly";
+	const char *name_width = "long_counter_takes_one_counter_or_a_chained_pair";
+	int wide = has_64bit_counters(), chain = has_chain();
+	int want, fd, got, plain, longs, err;
+	struct perf_event_attr attr;
+	int64_t v;
+
+	want = wide == 1 || chain == 1 ? 1 : wide == 0 && chain == 0 ? 0 : -1;
+	ksft_print_msg("64-bit counters %s, CHAIN %s: long should %s\n",
+		       tristate(wide), tristate(chain),
+		       want < 0 ? "open or fail with EOPNOTSUPP" :
+		       want ? "open" : "fail with EOPNOTSUPP");
+
+	attr_raw(&attr, ARMV8_EVT_INST_RETIRED);
+	attr.config1 = PMU_CFG1_LONG;
+	fd = pmu_open(&attr, -1);
+	got = fd < 0 ? fd : 0;
+	ksft_print_msg("long open: %s\n", got ? strerror(-got) : "success");
+	if (want == 1)
+		pmu_result(!got, name_open);
+	else if (want == 0)
+		pmu_result(got == -EOPNOTSUPP, name_open);
+	else
+		pmu_result(!got || got == -EOPNOTSUPP, name_open);
+
+	if (fd < 0) {
+		pmu_skip(name_count, "the long event did not open");
+		pmu_skip(name_width, "the long event did not open");
+		return;
+	}
+	v = pmu_measure(fd, ITERS);
+	ksft_print_msg("long instructions:u %" PRId64 ", expected %" PRIu64 "\n",
+		       v, pmu_expected_user(ITERS));
+	pmu_result(v == (int64_t)pmu_expected_user(ITERS), name_count);
+	close(fd);
+
+	/*
+	 * A long event needs one 64-bit counter, or two 32-bit counters
+	 * joined by CHAIN: a group holds as many long events as plain ones
+	 * on a 64-bit PMU, half as many on a 32-bit one.
+	 */
+	if (wide < 0) {
+		pmu_skip(name_width, "counter width unknown");
+		return;
+	}
+	plain = group_size(0, &err);
+	longs = group_size(PMU_CFG1_LONG, &err);
+	ksft_print_msg("a group holds %d plain and %d long events\n", plain,
+		       longs);
+	pmu_result(plain > 1 && longs == (wide ? plain : plain / 2),
+		   name_width);
+}
+
+static void test_group_overflow(void)
+{
+	int n, err;
+
+	n = group_size(0, &err);
+	ksft_print_msg("group: %d events opened, next: %s\n", n,
+		       err ? strerror(-err) : "not tried");
+	pmu_result(n >= 1 && err == -EINVAL, "group_over_counters_einval");
+}
+
+int main(void)
+{
+	ksft_print_header();
+	pmu_find_or_skip(&pmu);
+	ksft_set_plan(16);
+
+	test_valid_raw();
+	test_unadvertised_event();
+	test_unmapped_hw_event();
+	test_reserved_bits();
+	test_threshold();
+	test_modifiers();
+	test_long();
+	test_group_overflow();
+
+	ksft_finished();
+}

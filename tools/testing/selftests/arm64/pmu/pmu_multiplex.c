@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Multiplexing checks of the arm64 PMUv3 driver. The number of counters an
+ * instructions:u event can use is found by opening more and more
+ * independent events until one of them is not scheduled. Twice that many
+ * events are then run over a loop lasting many multiplexing intervals: each
+ * must get a share of the counters, the counters must stay busy, and each
+ * count scaled by time_enabled / time_running must estimate the true
+ * instruction count of the loop.
+ */
+#include "pmu_lib.h"
+
+#define MAX_EVENTS	64
+#define PROBE_ITERS	10000UL		/* far shorter than one mux interval */
+#define WINDOW_ITERS	10000000UL	/* 20,000,006 instructions per window */
+#define MAX_WINDOWS	200
+#define ROTATIONS	25		/* intervals the measured run must last */
+
+/*
+ * The loop runs at a constant rate, so scaling is only off by the kernel
+ * time inside the enabled time, which the user-only counts do not see but
+ * time_running may include: above all the prctl() that enables and disables
+ * the events one by one (tens of microseconds for a dozen events), plus
+ * ticks and the rotations themselves. With 20 ms windows that is well under
+ * 1% under QEMU (about 3% with 2 ms windows). Allowed: 5% for every event.
+ */
+#define SCALE_PCT	5
+
+/*
+ * With twice as many events as counters and round-robin rotation, every
+ * counter should hold some event at all times: the running times add up to
+ * N counters * time_enabled, less rotation gaps. Allowed: 10% short.
+ */
+#define BUSY_PCT	10
+
+struct reading {
+	uint64_t value, enabled, running;
+};
+
+static int open_events(int *fds, int n)
+{
+	struct perf_event_attr attr;
+	int i;
+
+	pmu_attr_user(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS);
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	for (i = 0; i < n; i++) {
+		fds[i] = pmu_open(&attr, -1);
+		if (fds[i] < 0) {
+			ksft_print_msg("open event %d: %s\n", i,
+				       strerror(-fds[i]));
+			while (i--)
+				close(fds[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void close_events(int *fds, int n)
+{
+	while (n--)
+		close(fds[n]);
+}
+
+static int read_events(int *fds, int n, struct reading *r)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (read(fds[i], &r[i], sizeof(r[i])) != sizeof(r[i]))
+			return -1;
+	return 0;
+}
+
+/*
+ * The largest n for which n events all run the whole time, or -1. Also
+ * reports whether, at that n, every event counted the loop exactly.
+ */
+static int count_counters(bool *exact_at_n)
+{
+	static struct reading r[MAX_EVENTS];
+	int fds[MAX_EVENTS], n, i;
+	bool all_full, exact;
+
+	*exact_at_n = false;
+	for (n = 1; n <= MAX_EVENTS; n++) {
+		if (open_events(fds, n))
+			return -1;
+		if (pmu_run_prctl(PROBE_ITERS) || read_events(fds, n, r)) {
+			close_events(fds, n);
+			return -1;
+		}
+		close_events(fds, n);
+		all_full = true;
+		exact = true;
+		for (i = 0; i < n; i++) {
+			all_full &= r[i].running == r[i].enabled &&
+				    r[i].enabled > 0;
+			exact &= r[i].value == pmu_expected_user(PROBE_ITERS);
+		}
+		if (!all_full) {
+			ksft_print_msg("%d events: event %d ran %" PRIu64 " of %" PRIu64 " ns\n",
+				       n, n - 1, r[n - 1].running,
+				       r[n - 1].enabled);
+			return n - 1;
+		}
+		*exact_at_n = exact;
+	}
+	return -1;
+}
+
+int main(void)
+{
+	static struct reading r[MAX_EVENTS];
+	int fds[MAX_EVENTS], counters, events, windows = 0, i;
+	uint64_t interval_ms = 4, need_ns, busy = 0, enabled_max = 0;
+	bool exact_at_n, all_ran, shared, scaled_ok;
+	struct pmu_info pmu;
+	int64_t truth;
+
+	ksft_print_header();
+	pmu_find_or_skip(&pmu);
+	ksft_set_plan(6);
+
+	counters = count_counters(&exact_at_n);
+	ksft_print_msg("instructions:u events that fit at once: %d\n",
+		       counters);
+	pmu_result(counters >= 1, "counter_count_detected");
+	pmu_result(counters >= 1 && exact_at_n,
+		   "events_up_to_counter_count_count_exactly");
+
+	events = counters >= 1 ? 2 * counters : 2;
+	if (events > MAX_EVENTS)
+		events = MAX_EVENTS;
+	pmu_sysfs_u64(&pmu, "perf_event_mux_interval_ms", &interval_ms);
+	need_ns = ROTATIONS * interval_ms * 1000000ULL;
+	ksft_print_msg("%d events, mux interval %" PRIu64 " ms, running for at least %" PRIu64 " ns\n",
+		       events, interval_ms, need_ns);
+
+	if (open_events(fds, events))
+		ksft_exit_fail_msg("cannot open %d events\n", events);
+	do {
+		if (pmu_run_prctl(WINDOW_ITERS) || read_events(fds, events, r))
+			ksft_exit_fail_msg("window %d failed\n", windows);
+		windows++;
+	} while (r[0].enabled < need_ns && windows < MAX_WINDOWS);
+	close_events(fds, events);
+	truth = windows * pmu_expected_user(WINDOW_ITERS);
+
+	all_ran = true;
+	scaled_ok = true;
+	shared = false;
+	for (i = 0; i < events; i++) {
+		double scaled = r[i].running ?
+			(double)r[i].value * r[i].enabled / r[i].running : 0;
+		double err = (scaled - truth) * 100.0 / truth;
+
+		ksft_print_msg("event %2d: count %" PRIu64 " enabled %" PRIu64 " running %" PRIu64 " scaled %.0f (%+.3f%%)\n",
+			       i, r[i].value, r[i].enabled, r[i].running,
+			       scaled, err);
+		all_ran &= r[i].running > 0;
+		shared |= r[i].running < r[i].enabled;
+		scaled_ok &= r[i].running > 0 && err <= SCALE_PCT &&
+			     err >= -SCALE_PCT;
+		busy += r[i].running;
+		if (r[i].enabled > enabled_max)
+			enabled_max = r[i].enabled;
+	}
+	ksft_print_msg("%d windows, true count %" PRId64 "; running time %" PRIu64 " ns over %d counters x %" PRIu64 " ns\n",
+		       windows, truth, busy, counters, enabled_max);
+
+	pmu_result(counters >= 1 && all_ran && shared,
+		   "overcommitted_events_share_counters");
+	pmu_result(counters >= 1 && all_ran,
+		   "overcommitted_events_all_get_counter_time");
+	pmu_result(counters >= 1 && scaled_ok,
+		   "overcommitted_scaled_counts_within_5pct");
+	pmu_result(counters >= 1 &&
+		   busy * 100 >= (100 - BUSY_PCT) * (uint64_t)counters * enabled_max,
+		   "overcommitted_counters_kept_busy");
+
+	ksft_finished();
+}
