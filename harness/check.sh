@@ -66,7 +66,7 @@ host_suite quality "$HARNESS/quality.sh"
 host_suite series "$HARNESS/series-check.sh"
 guest_suite boot-max-vhe "" kunit selftests perftool perftest
 guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool
-guest_suite boot-max-pseudo-nmi "APPEND=irqchip.gicv3_pseudo_nmi=1" selftests perftool
+guest_suite boot-max-pseudo-nmi "APPEND=irqchip.gicv3_pseudo_nmi=1" nmi selftests perftool
 guest_suite boot-cortex-a57 "QEMU_CPU=cortex-a57" kunit selftests perftool
 
 echo "check took $(( $(date +%s) - START ))s; logs in $LOGS"

@@ -9,13 +9,23 @@
 #
 # The source copy keeps the timestamps of untouched files, so a rebuild after
 # editing one driver file recompiles that file and relinks, nothing more.
+# VARIANT=base builds the pristine base with the same config (for
+# comparisons such as make bench), in folders of its own.
 
 . "$(dirname "$0")/lib.sh"
 
 FRAGMENT=$HARNESS/config/arm64-pmu.config
 BASE_TREE=$("$HARNESS/base.sh")
-SRC=$CACHE/ksrc/$BASE_DEB_VERSION
-OBJ=$CACHE/kbuild/$(hash_inputs "$FRAGMENT" "$TOP/BASE")
+VARIANT=${VARIANT:-ours}
+case "$VARIANT" in
+ours) overlay() { overlay_files; } ;;
+base) overlay() { :; } ;;
+*) die "VARIANT must be ours or base" ;;
+esac
+SUFFIX=${VARIANT#ours}
+SUFFIX=${SUFFIX:+-$SUFFIX}
+SRC=$CACHE/ksrc/$BASE_DEB_VERSION$SUFFIX
+OBJ=$CACHE/kbuild/$(hash_inputs "$FRAGMENT" "$TOP/BASE")$SUFFIX
 MANIFEST=$SRC/.overlay-manifest
 
 kmake() {
@@ -32,7 +42,7 @@ sync_source() {
 		cp -a "$BASE_TREE" "$SRC" && chmod -R u+w "$SRC"
 		: > "$MANIFEST" && touch "$SRC/.complete"
 	fi
-	overlay_files > "$MANIFEST.new"
+	overlay > "$MANIFEST.new"
 	while read -r f; do
 		grep -qxF "$f" "$MANIFEST.new" && continue
 		if [ -e "$BASE_TREE/$f" ]; then
@@ -83,7 +93,7 @@ build_image() {
 
 # One build at a time per source tree: two makes in one folder corrupt it.
 mkdir -p "$(dirname "$SRC")"
-exec 9> "$(dirname "$SRC")/.lock"
+exec 9> "$SRC.lock"
 flock 9
 
 case "${1:-image}" in
