@@ -16,6 +16,7 @@
  *   CHAIN (0x1e) on its own                             EINVAL
  *   rdpmc (config1:1)                                   EOPNOTSUPP
  *   long (config1:0) without 64-bit counters or CHAIN   EOPNOTSUPP
+ *   (except cycles, whose dedicated counter is 64-bit)
  *   group needing more counters than the PMU has        EINVAL
  *
  * and where `long` opens, it counts exactly and takes one 64-bit counter
@@ -202,21 +203,12 @@ static int has_64bit_counters(void)
 }
 
 /*
- * Does the PMU implement the CHAIN event? events/chain when listed, else
- * PMU_HAS_CHAIN=0/1, else PMU_QEMU_STOCK=1 says no: Debian's QEMU models
- * no CHAIN event. Returns 1, 0, or -1 for unknown.
+ * Does the PMU implement the CHAIN event? The driver lists events/chain
+ * exactly when PMCEID announces it.
  */
 static int has_chain(void)
 {
-	int env = env_bool("PMU_HAS_CHAIN");
-
-	if (pmu_sysfs_exists(&pmu, "events/chain"))
-		return 1;
-	if (env >= 0)
-		return env;
-	if (env_bool("PMU_QEMU_STOCK") == 1)
-		return 0;
-	return -1;
+	return pmu_sysfs_exists(&pmu, "events/chain");
 }
 
 static const char *tristate(int v)
@@ -306,6 +298,34 @@ static void test_long(void)
 		   name_width);
 }
 
+/*
+ * The cycle counter is 64 bits wide on every PMUv3, so a long cycles event
+ * opens even where event counters can neither be 64-bit nor chained (KVM
+ * asks for exactly this for a guest's cycle counter). Under -icount
+ * shift=0 user cycles track user instructions: same bound as pmu_counting.
+ */
+static void test_long_cycles(void)
+{
+	struct perf_event_attr attr;
+	int64_t v, want, slack;
+	int fd;
+
+	attr_raw(&attr, ARMV8_EVT_CPU_CYCLES);
+	attr.config1 = PMU_CFG1_LONG;
+	fd = pmu_open(&attr, -1);
+	pmu_result(fd >= 0, "long_cycles_open_on_every_pmu");
+	if (fd < 0) {
+		pmu_skip("long_cycles_count_user_cycles", "the long cycles event did not open");
+		return;
+	}
+	v = pmu_measure(fd, ITERS);
+	want = pmu_expected_user(ITERS);
+	slack = want / 100 + 64;
+	ksft_print_msg("long cycles:u %" PRId64 ", user instructions %" PRId64 "\n", v, want);
+	pmu_result(v >= want - slack && v <= want + slack, "long_cycles_count_user_cycles");
+	close(fd);
+}
+
 static void test_group_overflow(void)
 {
 	int n, err;
@@ -320,7 +340,7 @@ int main(void)
 {
 	ksft_print_header();
 	pmu_find_or_skip(&pmu);
-	ksft_set_plan(16);
+	ksft_set_plan(18);
 
 	test_valid_raw();
 	test_unadvertised_event();
@@ -329,6 +349,7 @@ int main(void)
 	test_threshold();
 	test_modifiers();
 	test_long();
+	test_long_cycles();
 	test_group_overflow();
 
 	ksft_finished();

@@ -1,0 +1,1014 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Arm PMUv3 CPU performance monitors, on top of the arm_pmu framework.
+ *
+ * The file reads in the order perf uses it: attribute layout and sysfs
+ * tables, counter access, the overflow interrupt, event start/stop,
+ * counter allocation, PMU start/stop, event_init (the pure translation
+ * of perf attributes into register values), then probing.
+ */
+
+#include <linux/acpi.h>
+#include <linux/bitfield.h>
+#include <linux/bitmap.h>
+#include <linux/bits.h>
+#include <linux/device.h>
+#include <linux/errno.h>
+#include <linux/init.h>
+#include <linux/math64.h>
+#include <linux/nmi.h>
+#include <linux/of.h>
+#include <linux/of_device.h>
+#include <linux/perf/arm_pmu.h>
+#include <linux/perf/arm_pmuv3.h>
+#include <linux/perf_event.h>
+#include <linux/platform_device.h>
+#include <linux/sched_clock.h>
+#include <linux/smp.h>
+#include <linux/sysfs.h>
+
+#include <asm/irq_regs.h>
+#include <asm/virt.h>
+
+#include <clocksource/arm_arch_timer.h>
+
+/*
+ * Where the user-visible fields live in perf_event_attr. This is perf tool
+ * ABI: the format/ strings below must describe the same bits.
+ */
+#define ARMV8PMU_CFG_EVENT		GENMASK_ULL(15, 0)
+#define ARMV8PMU_CFG1_LONG		BIT_ULL(0)
+#define ARMV8PMU_CFG1_RDPMC		BIT_ULL(1)
+#define ARMV8PMU_CFG1_TH_COUNT		BIT_ULL(2)
+#define ARMV8PMU_CFG1_TH_COMPARE	GENMASK_ULL(4, 3)
+#define ARMV8PMU_CFG1_THRESHOLD		GENMASK_ULL(16, 5)
+#define ARMV8PMU_CFG1_ALL		GENMASK_ULL(16, 0)
+/* threshold_count and threshold_compare are laid out as PMEVTYPER.TC */
+#define ARMV8PMU_CFG1_TC		(ARMV8PMU_CFG1_TH_COUNT | ARMV8PMU_CFG1_TH_COMPARE)
+
+/* Exception level filter bits, common to PMEVTYPER, PMCCFILTR and PMICFILTR */
+#define ARMV8PMU_FILTER_MASK		(ARMV8_PMU_EXCLUDE_EL1 | ARMV8_PMU_EXCLUDE_EL0 | \
+					 ARMV8_PMU_EXCLUDE_NS_EL1 | ARMV8_PMU_EXCLUDE_NS_EL0 | \
+					 ARMV8_PMU_INCLUDE_EL2 | ARMV8_PMU_EXCLUDE_EL3)
+
+/* A counter mask of the PMU fits in the first word of cntr_mask/used_mask */
+static_assert(ARMPMU_MAX_HWEVENTS <= BITS_PER_LONG);
+
+/* ---- PMU capabilities, all derived from the probed registers ---- */
+
+/*
+ * Event counters are 64 bits wide from PMUv3p5 (with PMCR.LP). AArch32 can
+ * only reach their low half, so a 32-bit kernel keeps them 32 bits wide.
+ */
+static bool armv8pmu_has_64bit_evcntrs(const struct arm_pmu *cpu_pmu)
+{
+	return IS_ENABLED(CONFIG_ARM64) && is_pmuv3p5(cpu_pmu->pmuver);
+}
+
+static bool armv8pmu_has_chain(const struct arm_pmu *cpu_pmu)
+{
+	return test_bit(ARMV8_PMUV3_PERFCTR_CHAIN, cpu_pmu->pmceid_bitmap);
+}
+
+/*
+ * PMEVTYPER.TH takes values up to 2^PMMIR.THWIDTH - 1; THWIDTH is zero
+ * without FEAT_PMUv3_TH. AArch32 cannot write the upper half of PMEVTYPER
+ * where TH lives, so it never has thresholds.
+ */
+static u32 armv8pmu_threshold_max(const struct arm_pmu *cpu_pmu)
+{
+	if (!IS_ENABLED(CONFIG_ARM64))
+		return 0;
+
+	return BIT(FIELD_GET(ARMV8_PMU_THWIDTH, cpu_pmu->reg_pmmir)) - 1;
+}
+
+/*
+ * Common events (0x0000-0x003f and 0x4000-0x403f) are announced by PMCEID;
+ * the IMPLEMENTATION DEFINED space cannot be checked and is taken on trust.
+ */
+static bool armv8pmu_event_implemented(const struct arm_pmu *cpu_pmu, u32 evnum)
+{
+	u32 ext = evnum - ARMV8_PMUV3_EXT_COMMON_EVENT_BASE;
+
+	if (evnum < ARMV8_PMUV3_MAX_COMMON_EVENTS)
+		return test_bit(evnum, cpu_pmu->pmceid_bitmap);
+	if (ext < ARMV8_PMUV3_MAX_COMMON_EVENTS)
+		return test_bit(ext, cpu_pmu->pmceid_ext_bitmap);
+	return true;
+}
+
+/*
+ * The 64-bit counter dedicated to an event, or -1: the cycle counter, and
+ * the instruction counter where FEAT_PMUv3_ICNTR provides one. Events with
+ * a threshold need PMEVTYPER.TH, which only event counters have.
+ */
+static int armv8pmu_dedicated_counter(const struct arm_pmu *cpu_pmu,
+				      const struct perf_event_attr *attr, u32 evnum)
+{
+	if (FIELD_GET(ARMV8PMU_CFG1_THRESHOLD, attr->config1))
+		return -1;
+	if (evnum == ARMV8_PMUV3_PERFCTR_CPU_CYCLES)
+		return ARMV8_PMU_CYCLE_IDX;
+	if (IS_ENABLED(CONFIG_ARM64) && evnum == ARMV8_PMUV3_PERFCTR_INST_RETIRED &&
+	    test_bit(ARMV8_PMU_INSTR_IDX, cpu_pmu->cntr_mask))
+		return ARMV8_PMU_INSTR_IDX;
+	return -1;
+}
+
+/* ---- sysfs: events/, format/, caps/ ---- */
+
+static ssize_t armv8pmu_event_show(struct device *dev,
+				   struct device_attribute *attr, char *page)
+{
+	struct perf_pmu_events_attr *ev;
+
+	ev = container_of(attr, struct perf_pmu_events_attr, attr);
+	return sysfs_emit(page, "event=0x%04llx\n", ev->id);
+}
+
+#define ARMV8PMU_EVENT(nr, name)	PMU_EVENT_ATTR_ID(name, armv8pmu_event_show, nr)
+
+/*
+ * Named common events, two per line. The extended range (0x4000 on) is
+ * announced by the high halves of PMCEID0/1. "chain" cannot be opened on
+ * its own (the driver programs it for 64-bit events); it is listed so that
+ * users can see whether this PMU can chain counters.
+ */
+static struct attribute *armv8pmu_event_attrs[] = {
+	ARMV8PMU_EVENT(0x00, sw_incr),
+	ARMV8PMU_EVENT(0x01, l1i_cache_refill),		ARMV8PMU_EVENT(0x02, l1i_tlb_refill),
+	ARMV8PMU_EVENT(0x03, l1d_cache_refill),		ARMV8PMU_EVENT(0x04, l1d_cache),
+	ARMV8PMU_EVENT(0x05, l1d_tlb_refill),		ARMV8PMU_EVENT(0x06, ld_retired),
+	ARMV8PMU_EVENT(0x07, st_retired),		ARMV8PMU_EVENT(0x08, inst_retired),
+	ARMV8PMU_EVENT(0x09, exc_taken),		ARMV8PMU_EVENT(0x0a, exc_return),
+	ARMV8PMU_EVENT(0x0b, cid_write_retired),	ARMV8PMU_EVENT(0x0c, pc_write_retired),
+	ARMV8PMU_EVENT(0x0d, br_immed_retired),		ARMV8PMU_EVENT(0x0e, br_return_retired),
+	ARMV8PMU_EVENT(0x0f, unaligned_ldst_retired),	ARMV8PMU_EVENT(0x10, br_mis_pred),
+	ARMV8PMU_EVENT(0x11, cpu_cycles),		ARMV8PMU_EVENT(0x12, br_pred),
+	ARMV8PMU_EVENT(0x13, mem_access),		ARMV8PMU_EVENT(0x14, l1i_cache),
+	ARMV8PMU_EVENT(0x15, l1d_cache_wb),		ARMV8PMU_EVENT(0x16, l2d_cache),
+	ARMV8PMU_EVENT(0x17, l2d_cache_refill),		ARMV8PMU_EVENT(0x18, l2d_cache_wb),
+	ARMV8PMU_EVENT(0x19, bus_access),		ARMV8PMU_EVENT(0x1a, memory_error),
+	ARMV8PMU_EVENT(0x1b, inst_spec),		ARMV8PMU_EVENT(0x1c, ttbr_write_retired),
+	ARMV8PMU_EVENT(0x1d, bus_cycles),		ARMV8PMU_EVENT(0x1e, chain),
+	ARMV8PMU_EVENT(0x1f, l1d_cache_allocate),
+	ARMV8PMU_EVENT(0x20, l2d_cache_allocate),	ARMV8PMU_EVENT(0x21, br_retired),
+	ARMV8PMU_EVENT(0x22, br_mis_pred_retired),	ARMV8PMU_EVENT(0x23, stall_frontend),
+	ARMV8PMU_EVENT(0x24, stall_backend),		ARMV8PMU_EVENT(0x25, l1d_tlb),
+	ARMV8PMU_EVENT(0x26, l1i_tlb),			ARMV8PMU_EVENT(0x27, l2i_cache),
+	ARMV8PMU_EVENT(0x28, l2i_cache_refill),		ARMV8PMU_EVENT(0x29, l3d_cache_allocate),
+	ARMV8PMU_EVENT(0x2a, l3d_cache_refill),		ARMV8PMU_EVENT(0x2b, l3d_cache),
+	ARMV8PMU_EVENT(0x2c, l3d_cache_wb),		ARMV8PMU_EVENT(0x2d, l2d_tlb_refill),
+	ARMV8PMU_EVENT(0x2e, l2i_tlb_refill),		ARMV8PMU_EVENT(0x2f, l2d_tlb),
+	ARMV8PMU_EVENT(0x30, l2i_tlb),			ARMV8PMU_EVENT(0x31, remote_access),
+	ARMV8PMU_EVENT(0x32, ll_cache),			ARMV8PMU_EVENT(0x33, ll_cache_miss),
+	ARMV8PMU_EVENT(0x34, dtlb_walk),		ARMV8PMU_EVENT(0x35, itlb_walk),
+	ARMV8PMU_EVENT(0x36, ll_cache_rd),		ARMV8PMU_EVENT(0x37, ll_cache_miss_rd),
+	ARMV8PMU_EVENT(0x38, remote_access_rd),		ARMV8PMU_EVENT(0x39, l1d_cache_lmiss_rd),
+	ARMV8PMU_EVENT(0x3a, op_retired),		ARMV8PMU_EVENT(0x3b, op_spec),
+	ARMV8PMU_EVENT(0x3c, stall),			ARMV8PMU_EVENT(0x3d, stall_slot_backend),
+	ARMV8PMU_EVENT(0x3e, stall_slot_frontend),	ARMV8PMU_EVENT(0x3f, stall_slot),
+	ARMV8PMU_EVENT(0x4000, sample_pop),		ARMV8PMU_EVENT(0x4001, sample_feed),
+	ARMV8PMU_EVENT(0x4002, sample_filtrate),	ARMV8PMU_EVENT(0x4003, sample_collision),
+	ARMV8PMU_EVENT(0x4004, cnt_cycles),		ARMV8PMU_EVENT(0x4005, stall_backend_mem),
+	ARMV8PMU_EVENT(0x4006, l1i_cache_lmiss),	ARMV8PMU_EVENT(0x4009, l2d_cache_lmiss_rd),
+	ARMV8PMU_EVENT(0x400a, l2i_cache_lmiss),	ARMV8PMU_EVENT(0x400b, l3d_cache_lmiss_rd),
+	ARMV8PMU_EVENT(0x400c, trb_wrap),		ARMV8PMU_EVENT(0x400e, trb_trig),
+	ARMV8PMU_EVENT(0x4010, trcextout0),		ARMV8PMU_EVENT(0x4011, trcextout1),
+	ARMV8PMU_EVENT(0x4012, trcextout2),		ARMV8PMU_EVENT(0x4013, trcextout3),
+	ARMV8PMU_EVENT(0x4018, cti_trigout4),		ARMV8PMU_EVENT(0x4019, cti_trigout5),
+	ARMV8PMU_EVENT(0x401a, cti_trigout6),		ARMV8PMU_EVENT(0x401b, cti_trigout7),
+	ARMV8PMU_EVENT(0x4020, ldst_align_lat),		ARMV8PMU_EVENT(0x4021, ld_align_lat),
+	ARMV8PMU_EVENT(0x4022, st_align_lat),		ARMV8PMU_EVENT(0x4024, mem_access_checked),
+	ARMV8PMU_EVENT(0x4025, mem_access_checked_rd),
+	ARMV8PMU_EVENT(0x4026, mem_access_checked_wr),
+	NULL,
+};
+
+/* Only list the events this PMU says it implements */
+static umode_t armv8pmu_event_visible(struct kobject *kobj,
+				      struct attribute *attr, int unused)
+{
+	struct pmu *pmu = dev_get_drvdata(kobj_to_dev(kobj));
+	struct perf_pmu_events_attr *ev;
+
+	ev = container_of(attr, struct perf_pmu_events_attr, attr.attr);
+	return armv8pmu_event_implemented(to_arm_pmu(pmu), ev->id) ? attr->mode : 0;
+}
+
+static const struct attribute_group armv8pmu_events_group = {
+	.name = "events",
+	.attrs = armv8pmu_event_attrs,
+	.is_visible = armv8pmu_event_visible,
+};
+
+#define ARMV8PMU_FORMAT_ATTR(_name, _fmt)					\
+	(&((struct dev_ext_attribute[]) {					\
+		{ __ATTR(_name, 0444, device_show_string, NULL), (void *)_fmt }	\
+	})[0].attr.attr)
+
+static struct attribute *armv8pmu_format_attrs[] = {
+	ARMV8PMU_FORMAT_ATTR(event,		"config:0-15"),
+	ARMV8PMU_FORMAT_ATTR(long,		"config1:0"),
+	ARMV8PMU_FORMAT_ATTR(rdpmc,		"config1:1"),
+	ARMV8PMU_FORMAT_ATTR(threshold_count,	"config1:2"),
+	ARMV8PMU_FORMAT_ATTR(threshold_compare,	"config1:3-4"),
+	ARMV8PMU_FORMAT_ATTR(threshold,		"config1:5-16"),
+	NULL,
+};
+
+static const struct attribute_group armv8pmu_format_group = {
+	.name = "format",
+	.attrs = armv8pmu_format_attrs,
+};
+
+enum armv8pmu_cap {
+	ARMV8PMU_CAP_SLOTS,
+	ARMV8PMU_CAP_BUS_SLOTS,
+	ARMV8PMU_CAP_BUS_WIDTH,
+	ARMV8PMU_CAP_THRESHOLD_MAX,
+};
+
+/* PMMIR_EL1.BUS_WIDTH holds log2(bytes) + 1; encodings outside 4..2048 bytes are unknown */
+static u32 armv8pmu_bus_width_bytes(u64 pmmir)
+{
+	u32 enc = FIELD_GET(ARMV8_PMU_BUS_WIDTH, pmmir);
+
+	return enc >= 3 && enc <= 12 ? BIT(enc - 1) : 0;
+}
+
+static u32 armv8pmu_cap_value(const struct arm_pmu *cpu_pmu, enum armv8pmu_cap cap)
+{
+	switch (cap) {
+	case ARMV8PMU_CAP_SLOTS:
+		return FIELD_GET(ARMV8_PMU_SLOTS, cpu_pmu->reg_pmmir);
+	case ARMV8PMU_CAP_BUS_SLOTS:
+		return FIELD_GET(ARMV8_PMU_BUS_SLOTS, cpu_pmu->reg_pmmir);
+	case ARMV8PMU_CAP_BUS_WIDTH:
+		return armv8pmu_bus_width_bytes(cpu_pmu->reg_pmmir);
+	case ARMV8PMU_CAP_THRESHOLD_MAX:
+		return armv8pmu_threshold_max(cpu_pmu);
+	}
+	return 0;
+}
+
+static ssize_t armv8pmu_cap_show(struct device *dev,
+				 struct device_attribute *attr, char *page)
+{
+	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute, attr);
+	struct arm_pmu *cpu_pmu = to_arm_pmu(dev_get_drvdata(dev));
+
+	return sysfs_emit(page, "0x%08x\n",
+			  armv8pmu_cap_value(cpu_pmu, (unsigned long)ea->var));
+}
+
+#define ARMV8PMU_CAP_ATTR(_name, _cap)						\
+	(&((struct dev_ext_attribute[]) {					\
+		{ __ATTR(_name, 0444, armv8pmu_cap_show, NULL), (void *)_cap }	\
+	})[0].attr.attr)
+
+static struct attribute *armv8pmu_cap_attrs[] = {
+	ARMV8PMU_CAP_ATTR(slots,	 ARMV8PMU_CAP_SLOTS),
+	ARMV8PMU_CAP_ATTR(bus_slots,	 ARMV8PMU_CAP_BUS_SLOTS),
+	ARMV8PMU_CAP_ATTR(bus_width,	 ARMV8PMU_CAP_BUS_WIDTH),
+	ARMV8PMU_CAP_ATTR(threshold_max, ARMV8PMU_CAP_THRESHOLD_MAX),
+	NULL,
+};
+
+static const struct attribute_group armv8pmu_caps_group = {
+	.name = "caps",
+	.attrs = armv8pmu_cap_attrs,
+};
+
+/* ---- Generic event maps ---- */
+
+#define ARMV8PMU_HW(gen, arch)						\
+	[PERF_COUNT_HW_##gen] = ARMV8_PMUV3_PERFCTR_##arch
+
+static const unsigned int armv8pmu_hw_map[PERF_COUNT_HW_MAX] = {
+	ARMV8PMU_HW(CPU_CYCLES, CPU_CYCLES),
+	ARMV8PMU_HW(INSTRUCTIONS, INST_RETIRED),
+	ARMV8PMU_HW(CACHE_REFERENCES, L1D_CACHE),
+	ARMV8PMU_HW(CACHE_MISSES, L1D_CACHE_REFILL),
+	ARMV8PMU_HW(BRANCH_INSTRUCTIONS, BR_RETIRED),
+	ARMV8PMU_HW(BRANCH_MISSES, BR_MIS_PRED),
+	ARMV8PMU_HW(BUS_CYCLES, BUS_CYCLES),
+	ARMV8PMU_HW(STALLED_CYCLES_FRONTEND, STALL_FRONTEND),
+	ARMV8PMU_HW(STALLED_CYCLES_BACKEND, STALL_BACKEND),
+	[PERF_COUNT_HW_REF_CPU_CYCLES] = HW_OP_UNSUPPORTED,
+};
+
+/*
+ * Common events only give read access/miss pairs for the generic caches
+ * (the read/write splits are IMPLEMENTATION DEFINED), so each row is one
+ * cache with every other op unsupported. Rows are written out whole so no
+ * initializer overrides another.
+ */
+#define ARMV8PMU_CACHE_NO_OP							\
+	{ [C(RESULT_ACCESS)] = CACHE_OP_UNSUPPORTED,				\
+	  [C(RESULT_MISS)] = CACHE_OP_UNSUPPORTED }
+
+#define ARMV8PMU_CACHE_READS(access, miss) {					\
+	[C(OP_READ)] = { [C(RESULT_ACCESS)] = ARMV8_PMUV3_PERFCTR_##access,	\
+			 [C(RESULT_MISS)] = ARMV8_PMUV3_PERFCTR_##miss },	\
+	[C(OP_WRITE)] = ARMV8PMU_CACHE_NO_OP,					\
+	[C(OP_PREFETCH)] = ARMV8PMU_CACHE_NO_OP,				\
+}
+
+#define ARMV8PMU_CACHE_NONE {							\
+	[C(OP_READ)] = ARMV8PMU_CACHE_NO_OP,					\
+	[C(OP_WRITE)] = ARMV8PMU_CACHE_NO_OP,					\
+	[C(OP_PREFETCH)] = ARMV8PMU_CACHE_NO_OP,				\
+}
+
+static const unsigned int armv8pmu_cache_map[PERF_COUNT_HW_CACHE_MAX]
+					    [PERF_COUNT_HW_CACHE_OP_MAX]
+					    [PERF_COUNT_HW_CACHE_RESULT_MAX] = {
+	[C(L1D)]  = ARMV8PMU_CACHE_READS(L1D_CACHE, L1D_CACHE_REFILL),
+	[C(L1I)]  = ARMV8PMU_CACHE_READS(L1I_CACHE, L1I_CACHE_REFILL),
+	[C(LL)]	  = ARMV8PMU_CACHE_READS(LL_CACHE_RD, LL_CACHE_MISS_RD),
+	[C(DTLB)] = ARMV8PMU_CACHE_READS(L1D_TLB, L1D_TLB_REFILL),
+	[C(ITLB)] = ARMV8PMU_CACHE_READS(L1I_TLB, L1I_TLB_REFILL),
+	[C(BPU)]  = ARMV8PMU_CACHE_READS(BR_PRED, BR_MIS_PRED),
+	[C(NODE)] = ARMV8PMU_CACHE_NONE,
+};
+
+/* ---- Counter access ---- */
+
+/*
+ * Counter indexes follow the bit positions of PMCNTENSET and friends:
+ * event counters 0-30, the cycle counter 31, the instruction counter 32.
+ * A chained pair is known by its odd (high) counter; the even one below
+ * it holds the low half.
+ */
+static bool armv8pmu_event_wants_pair(struct perf_event *event)
+{
+	return (event->hw.flags & ARMPMU_EVT_64BIT) &&
+	       !armv8pmu_has_64bit_evcntrs(to_arm_pmu(event->pmu));
+}
+
+static bool armv8pmu_event_chained(struct perf_event *event)
+{
+	return event->hw.idx < ARMV8_PMU_CYCLE_IDX && armv8pmu_event_wants_pair(event);
+}
+
+/* The PMCNTEN/PMINTEN/PMOVS bits of every counter the event occupies */
+static u64 armv8pmu_event_cntrs(struct perf_event *event)
+{
+	int idx = event->hw.idx;
+
+	return armv8pmu_event_chained(event) ? GENMASK_ULL(idx, idx - 1) : BIT_ULL(idx);
+}
+
+static u64 armv8pmu_read_hw_counter(int idx)
+{
+	if (idx == ARMV8_PMU_CYCLE_IDX)
+		return read_pmccntr();
+	if (idx == ARMV8_PMU_INSTR_IDX)
+		return read_pmicntr();
+	return read_pmevcntrn(idx);
+}
+
+static void armv8pmu_write_hw_counter(int idx, u64 value)
+{
+	if (idx == ARMV8_PMU_CYCLE_IDX)
+		write_pmccntr(value);
+	else if (idx == ARMV8_PMU_INSTR_IDX)
+		write_pmicntr(value);
+	else
+		write_pmevcntrn(idx, value);
+}
+
+static u64 armv8pmu_counter_read(struct perf_event *event)
+{
+	int idx = event->hw.idx;
+	u32 hi, lo;
+
+	if (!armv8pmu_event_chained(event))
+		return armv8pmu_read_hw_counter(idx);
+
+	/* The pair may be counting: retry if the low half carried meanwhile */
+	do {
+		hi = read_pmevcntrn(idx);
+		lo = read_pmevcntrn(idx - 1);
+	} while (hi != (u32)read_pmevcntrn(idx));
+
+	return (u64)hi << 32 | lo;
+}
+
+static void armv8pmu_counter_write(struct perf_event *event, u64 value)
+{
+	int idx = event->hw.idx;
+
+	/*
+	 * A 32-bit event may sit on a 64-bit counter (the cycle counter
+	 * always overflows at 64 bits): with the top half all ones, the
+	 * overflow comes when the low 32 bits wrap.
+	 */
+	if (!(event->hw.flags & ARMPMU_EVT_64BIT))
+		value |= GENMASK_ULL(63, 32);
+
+	if (armv8pmu_event_chained(event)) {
+		write_pmevcntrn(idx - 1, lower_32_bits(value));
+		write_pmevcntrn(idx, upper_32_bits(value));
+	} else {
+		armv8pmu_write_hw_counter(idx, value);
+	}
+}
+
+/* config_base holds the PMEVTYPER value: filter, threshold and event number */
+static void armv8pmu_write_evtype(struct perf_event *event)
+{
+	unsigned long evtype = event->hw.config_base;
+	u32 filter = evtype & ARMV8PMU_FILTER_MASK;
+	int idx = event->hw.idx;
+
+	if (idx == ARMV8_PMU_CYCLE_IDX) {
+		write_pmccfiltr(filter);
+	} else if (idx == ARMV8_PMU_INSTR_IDX) {
+		write_pmicfiltr(filter);
+	} else if (armv8pmu_event_chained(event)) {
+		/* The high half counts the low half's overflows, in the same ELs */
+		write_pmevtypern(idx - 1, evtype);
+		write_pmevtypern(idx, filter | ARMV8_PMUV3_PERFCTR_CHAIN);
+	} else {
+		write_pmevtypern(idx, evtype);
+	}
+}
+
+/* ---- Interrupt ---- */
+
+static void armv8pmu_overflow_event(struct perf_event *event, struct pt_regs *regs)
+{
+	struct perf_sample_data data;
+
+	armpmu_event_update(event);
+	perf_sample_data_init(&data, 0, event->hw.last_period);
+	if (!armpmu_event_set_period(event))
+		return;
+
+	if (perf_event_overflow(event, &data, regs))
+		event->pmu->stop(event, 0);
+}
+
+/*
+ * This may run as a pseudo-NMI, so it takes no lock and only touches this
+ * CPU's PMU. Counting is frozen while the overflowed events are handled,
+ * so a group is sampled at one instant and the handler does not count
+ * itself; PMCR is then put back as found rather than re-enabled, because
+ * the NMI may have landed inside a pmu_disable() section.
+ *
+ * No irq_work_run() here: irq_work raised from this context is delivered
+ * by its own IPI.
+ */
+static irqreturn_t armv8pmu_overflow_irq(struct arm_pmu *cpu_pmu)
+{
+	struct pmu_hw_events *cpuc = this_cpu_ptr(cpu_pmu->hw_events);
+	struct pt_regs *regs = get_irq_regs();
+	unsigned long overflowed;
+	u64 pmcr;
+	int idx;
+
+	overflowed = read_pmovsclr() & cpu_pmu->cntr_mask[0];
+	if (!overflowed)
+		return IRQ_NONE;
+
+	/* Acknowledge only what is handled below; later overflows re-raise */
+	write_pmovsclr(overflowed);
+
+	pmcr = read_pmcr();
+	write_pmcr(pmcr & ~ARMV8_PMU_PMCR_E);
+
+	/* The low half of a chained pair has no event: its overflow is ignored */
+	for_each_set_bit(idx, &overflowed, ARMPMU_MAX_HWEVENTS) {
+		if (cpuc->events[idx])
+			armv8pmu_overflow_event(cpuc->events[idx], regs);
+	}
+
+	write_pmcr(pmcr);
+	return IRQ_HANDLED;
+}
+
+/* ---- Event start/stop (arm_pmu enable/disable) ---- */
+
+static void armv8pmu_counter_enable(struct perf_event *event)
+{
+	u64 cntrs = armv8pmu_event_cntrs(event);
+
+	armv8pmu_write_evtype(event);
+
+	/* KVM switches host-only and guest-only counters at guest entry/exit */
+	kvm_set_pmu_events(cntrs, &event->attr);
+
+	/* The high counter of a pair raises the overflow of the whole */
+	write_pmintenset(BIT_ULL(event->hw.idx));
+
+	/* On nVHE, KVM starts a host-excluded counter when entering a guest */
+	if (!kvm_pmu_counter_deferred(&event->attr))
+		write_pmcntenset(cntrs);
+}
+
+static void armv8pmu_counter_disable(struct perf_event *event)
+{
+	u64 cntrs = armv8pmu_event_cntrs(event);
+
+	write_pmcntenclr(cntrs);
+	write_pmintenclr(cntrs);
+	kvm_clr_pmu_events(cntrs);
+}
+
+/* ---- Counter allocation (arm_pmu add/del) ---- */
+
+static bool armv8pmu_cntrs_free(const unsigned long *used,
+				const unsigned long *avail,
+				unsigned int lo, unsigned int hi)
+{
+	return find_next_zero_bit(avail, hi + 1, lo) > hi &&
+	       find_next_bit(used, hi + 1, lo) > hi;
+}
+
+/**
+ * armv8pmu_claim_counter() - pick and reserve the counter(s) for an event
+ * @used: counters already taken; updated on success
+ * @avail: counters the PMU implements
+ * @fixed: dedicated counter able to count the event, or -1
+ * @pair: whether an event counter must be chained with its neighbour
+ *
+ * The dedicated counter is preferred, keeping event counters for events
+ * nothing else can count. A pair is an even counter and the odd one above.
+ * Only @used is touched, so the same code serves group validation on a
+ * scratch bitmap.
+ *
+ * Return: the event's counter index (the odd one of a pair), or -EAGAIN
+ * when nothing fits, which lets the perf core rotate event groups.
+ */
+static int armv8pmu_claim_counter(unsigned long *used, const unsigned long *avail,
+				  int fixed, bool pair)
+{
+	unsigned int step = pair ? 2 : 1;
+	unsigned int idx;
+
+	if (fixed >= 0 && armv8pmu_cntrs_free(used, avail, fixed, fixed)) {
+		__set_bit(fixed, used);
+		return fixed;
+	}
+
+	for (idx = step - 1; idx < ARMV8_PMU_MAX_GENERAL_COUNTERS; idx += step) {
+		if (armv8pmu_cntrs_free(used, avail, idx + 1 - step, idx)) {
+			bitmap_set(used, idx + 1 - step, step);
+			return idx;
+		}
+	}
+
+	return -EAGAIN;
+}
+
+static int armv8pmu_fixed_counter(struct perf_event *event)
+{
+	return armv8pmu_dedicated_counter(to_arm_pmu(event->pmu), &event->attr,
+					  event->hw.config_base & ARMV8_PMU_EVTYPE_EVENT);
+}
+
+static int armv8pmu_counter_alloc(struct pmu_hw_events *cpuc, struct perf_event *event)
+{
+	struct arm_pmu *cpu_pmu = to_arm_pmu(event->pmu);
+	int fixed = armv8pmu_fixed_counter(event);
+	bool pair = armv8pmu_event_wants_pair(event);
+	unsigned long only_fixed;
+
+	/*
+	 * Without CHAIN, event_init let a 64-bit event in only because its
+	 * dedicated counter is 64 bits wide: it waits for that counter rather
+	 * than take a pair that cannot count past 32 bits.
+	 */
+	if (pair && !armv8pmu_has_chain(cpu_pmu)) {
+		only_fixed = BIT(fixed);
+		return armv8pmu_claim_counter(cpuc->used_mask, &only_fixed, fixed, pair);
+	}
+
+	return armv8pmu_claim_counter(cpuc->used_mask, cpu_pmu->cntr_mask, fixed, pair);
+}
+
+static void armv8pmu_counter_free(struct pmu_hw_events *cpuc, struct perf_event *event)
+{
+	int idx = event->hw.idx;
+
+	if (armv8pmu_event_chained(event))
+		bitmap_clear(cpuc->used_mask, idx - 1, 2);
+	else
+		__clear_bit(idx, cpuc->used_mask);
+}
+
+/* ---- PMU start/stop (arm_pmu start/stop/reset) ---- */
+
+/*
+ * The cycle counter always overflows at 64 bits (LC), and so do event
+ * counters when the PMU has 64-bit ones (LP): 32-bit events get their
+ * overflow point from armv8pmu_counter_write().
+ */
+static u32 armv8pmu_pmcr_mode(struct arm_pmu *cpu_pmu)
+{
+	u32 mode = ARMV8_PMU_PMCR_LC;
+
+	if (armv8pmu_has_64bit_evcntrs(cpu_pmu))
+		mode |= ARMV8_PMU_PMCR_LP;
+	return mode;
+}
+
+static void armv8pmu_counting_on(struct arm_pmu *cpu_pmu)
+{
+	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu) | ARMV8_PMU_PMCR_E);
+}
+
+static void armv8pmu_counting_off(struct arm_pmu *cpu_pmu)
+{
+	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu));
+}
+
+/* Runs on each CPU as it comes up, and after it loses PMU state */
+static void armv8pmu_cpu_reset(void *info)
+{
+	struct arm_pmu *cpu_pmu = info;
+	unsigned long all = cpu_pmu->cntr_mask[0];
+
+	write_pmcntenclr(all);
+	write_pmintenclr(all);
+	write_pmovsclr(all);
+	kvm_clr_pmu_events(all);
+
+	/* No user access to the PMU until perf grants it per event */
+	write_pmuserenr(0);
+
+	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu) | ARMV8_PMU_PMCR_P | ARMV8_PMU_PMCR_C);
+}
+
+/* ---- event_init: perf attributes to register values ---- */
+
+/**
+ * armv8pmu_el_filter() - exception level filter bits for an event
+ * @attr: the event's attributes
+ * @kernel_at_el2: the host kernel runs at EL2 (VHE)
+ *
+ * Userspace runs at EL0. The kernel runs at EL1, or at EL2 with VHE where
+ * it is also the hypervisor, so exclude_hv only matters on nVHE where EL2
+ * is the hypervisor proper. Guests run at EL0/EL1: on VHE exclude_guest
+ * drops EL1, and exclude_host drops EL0 and EL2 (KVM re-includes EL0 for
+ * the guest on entry); on nVHE exclude_host drops EL2 and KVM enables and
+ * disables the counter at guest entry/exit. The NSK/NSU bits stay zero as
+ * the kernel runs in Non-secure state, where they must equal P/U for the
+ * same filtering.
+ *
+ * Return: the PMEVTYPER/PMCCFILTR/PMICFILTR filter bits.
+ */
+static u32 armv8pmu_el_filter(const struct perf_event_attr *attr, bool kernel_at_el2)
+{
+	bool el0 = !attr->exclude_user;
+	bool el1 = !attr->exclude_kernel;
+	bool el2 = kernel_at_el2 ? !attr->exclude_kernel : !attr->exclude_hv;
+	u32 filter = 0;
+
+	if (attr->exclude_host) {
+		el2 = false;
+		if (kernel_at_el2)
+			el0 = false;
+	}
+	if (attr->exclude_guest && kernel_at_el2)
+		el1 = false;
+
+	if (!el0)
+		filter |= ARMV8_PMU_EXCLUDE_EL0;
+	if (!el1)
+		filter |= ARMV8_PMU_EXCLUDE_EL1;
+	if (el2)
+		filter |= ARMV8_PMU_INCLUDE_EL2;
+	return filter;
+}
+
+/*
+ * PMEVTYPER.TC is threshold_count and threshold_compare taken together;
+ * a threshold of zero leaves thresholding off, whatever TC says.
+ */
+static u64 armv8pmu_threshold_bits(const struct perf_event_attr *attr)
+{
+	u64 threshold = FIELD_GET(ARMV8PMU_CFG1_THRESHOLD, attr->config1);
+
+	if (!threshold)
+		return 0;
+
+	return FIELD_PREP(ARMV8_PMU_EVTYPE_TH, threshold) |
+	       FIELD_PREP(ARMV8_PMU_EVTYPE_TC, FIELD_GET(ARMV8PMU_CFG1_TC, attr->config1));
+}
+
+/**
+ * armv8pmu_check_attr() - refuse what this PMU cannot count as asked
+ * @cpu_pmu: the PMU; only its probed capabilities are read
+ * @attr: the requested attributes
+ * @evnum: the event number, after generic and cache events are mapped
+ *
+ * Each refusal has its own errno so that users can tell a typo from a
+ * missing feature. Nothing is ever counted in a silently different way.
+ *
+ * Return: 0, -EINVAL for reserved bits, CHAIN or an out of range threshold,
+ * -EOPNOTSUPP for features this PMU or driver lacks, -ENOENT for a common
+ * event the PMU does not implement.
+ */
+static int armv8pmu_check_attr(const struct arm_pmu *cpu_pmu,
+			       const struct perf_event_attr *attr, u32 evnum)
+{
+	bool generic = attr->type == PERF_TYPE_HARDWARE ||
+		       attr->type == PERF_TYPE_HW_CACHE;
+	u64 threshold = FIELD_GET(ARMV8PMU_CFG1_THRESHOLD, attr->config1);
+
+	if ((!generic && (attr->config & ~ARMV8PMU_CFG_EVENT)) ||
+	    (attr->config1 & ~ARMV8PMU_CFG1_ALL) || attr->config2)
+		return -EINVAL;
+	/* The chaining event only makes sense on a pair the driver builds */
+	if (evnum == ARMV8_PMUV3_PERFCTR_CHAIN)
+		return -EINVAL;
+	if (!armv8pmu_event_implemented(cpu_pmu, evnum))
+		return -ENOENT;
+	if (attr->exclude_idle)
+		return -EOPNOTSUPP;
+	/* Direct user access to the counters is not offered (yet) */
+	if (attr->config1 & ARMV8PMU_CFG1_RDPMC)
+		return -EOPNOTSUPP;
+	if (threshold && !armv8pmu_threshold_max(cpu_pmu))
+		return -EOPNOTSUPP;
+	if (threshold > armv8pmu_threshold_max(cpu_pmu))
+		return -EINVAL;
+	/*
+	 * 64 bits need 64-bit event counters, a chained pair, or a dedicated
+	 * counter (always 64 bits wide) the event can wait for. KVM relies on
+	 * the last for a guest's cycle counter on PMUs without CHAIN.
+	 */
+	if ((attr->config1 & ARMV8PMU_CFG1_LONG) &&
+	    !armv8pmu_has_64bit_evcntrs(cpu_pmu) && !armv8pmu_has_chain(cpu_pmu) &&
+	    armv8pmu_dedicated_counter(cpu_pmu, attr, evnum) < 0)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static int armv8pmu_event_map(struct perf_event *event)
+{
+	struct arm_pmu *cpu_pmu = to_arm_pmu(event->pmu);
+	int evnum, err;
+
+	evnum = armpmu_map_event(event, &armv8pmu_hw_map, &armv8pmu_cache_map,
+				 ARMV8_PMU_EVTYPE_EVENT);
+	if (evnum < 0)
+		return evnum;
+
+	err = armv8pmu_check_attr(cpu_pmu, &event->attr, evnum);
+	if (err)
+		return err;
+
+	/* Count 64 bits wide when asked to, or when it costs nothing */
+	if ((event->attr.config1 & ARMV8PMU_CFG1_LONG) ||
+	    armv8pmu_has_64bit_evcntrs(cpu_pmu))
+		event->hw.flags |= ARMPMU_EVT_64BIT;
+
+	return evnum;
+}
+
+static int armv8pmu_event_filter_set(struct hw_perf_event *hwc,
+				     struct perf_event_attr *attr)
+{
+	hwc->config_base = armv8pmu_el_filter(attr, is_kernel_in_hyp_mode()) |
+			   armv8pmu_threshold_bits(attr);
+	return 0;
+}
+
+/* ---- Probe ---- */
+
+/*
+ * PMCEID0 bits [31:0] announce events 0x00-0x1f and bits [63:32] events
+ * 0x4000-0x401f; PMCEID1 does the same for 0x20-0x3f and 0x4020-0x403f.
+ */
+static void armv8pmu_probe_cpu(void *info)
+{
+	struct arm_pmu *cpu_pmu = info;
+	u64 ceid0, ceid1;
+
+	cpu_pmu->pmuver = read_pmuver();
+	if (!pmuv3_implemented(cpu_pmu->pmuver))
+		return;
+
+	bitmap_set(cpu_pmu->cntr_mask, 0, FIELD_GET(ARMV8_PMU_PMCR_N, read_pmcr()));
+	__set_bit(ARMV8_PMU_CYCLE_IDX, cpu_pmu->cntr_mask);
+	if (pmuv3_has_icntr())
+		__set_bit(ARMV8_PMU_INSTR_IDX, cpu_pmu->cntr_mask);
+
+	ceid0 = read_pmceid0();
+	ceid1 = read_pmceid1();
+	bitmap_from_u64(cpu_pmu->pmceid_bitmap, lower_32_bits(ceid0) | ceid1 << 32);
+	bitmap_from_u64(cpu_pmu->pmceid_ext_bitmap,
+			upper_32_bits(ceid0) | (ceid1 & GENMASK_ULL(63, 32)));
+
+	if (is_pmuv3p4(cpu_pmu->pmuver))
+		cpu_pmu->reg_pmmir = read_pmmir();
+}
+
+/*
+ * The framework registers the PMU and hands it to KVM (kvm_host_pmu_init())
+ * once this returns.
+ */
+static int armv8pmu_init(struct arm_pmu *cpu_pmu, char *name)
+{
+	int ret;
+
+	ret = smp_call_function_any(&cpu_pmu->supported_cpus, armv8pmu_probe_cpu,
+				    cpu_pmu, 1);
+	if (ret)
+		return ret;
+	if (!pmuv3_implemented(cpu_pmu->pmuver))
+		return -ENODEV;
+
+	cpu_pmu->name = name;
+
+	/* event_init: perf attributes to register values */
+	cpu_pmu->map_event = armv8pmu_event_map;
+	cpu_pmu->set_event_filter = armv8pmu_event_filter_set;
+
+	/* Placing events on counters, and driving those counters */
+	cpu_pmu->get_event_idx = armv8pmu_counter_alloc;
+	cpu_pmu->clear_event_idx = armv8pmu_counter_free;
+	cpu_pmu->enable = armv8pmu_counter_enable;
+	cpu_pmu->disable = armv8pmu_counter_disable;
+	cpu_pmu->read_counter = armv8pmu_counter_read;
+	cpu_pmu->write_counter = armv8pmu_counter_write;
+
+	/* This CPU's PMU as a whole */
+	cpu_pmu->start = armv8pmu_counting_on;
+	cpu_pmu->stop = armv8pmu_counting_off;
+	cpu_pmu->reset = armv8pmu_cpu_reset;
+	cpu_pmu->handle_irq = armv8pmu_overflow_irq;
+	/* Branch records (BRBE) will add pmu.sched_task here, per context */
+
+	cpu_pmu->attr_groups[ARMPMU_ATTR_GROUP_EVENTS] = &armv8pmu_events_group;
+	cpu_pmu->attr_groups[ARMPMU_ATTR_GROUP_FORMATS] = &armv8pmu_format_group;
+	cpu_pmu->attr_groups[ARMPMU_ATTR_GROUP_CAPS] = &armv8pmu_caps_group;
+	return 0;
+}
+
+/* ACPI names the PMU generically; the framework appends an index */
+static int armv8pmu_acpi_init(struct arm_pmu *cpu_pmu)
+{
+	return armv8pmu_init(cpu_pmu, "armv8_pmuv3");
+}
+
+static int armv8pmu_dt_init(struct arm_pmu *cpu_pmu);
+
+#define ARMV8PMU_DT(compat)	{ .compatible = compat, .data = armv8pmu_dt_init }
+
+/*
+ * DT compatibles, and at the same place in armv8pmu_dt_names[] the name
+ * of the PMU each registers. The names are user ABI (perf event
+ * specifications, sysfs paths): never rename one.
+ */
+static const struct of_device_id armv8pmu_of_match[] = {
+	ARMV8PMU_DT("arm,armv8-pmuv3"),		ARMV8PMU_DT("arm,cortex-a34-pmu"),
+	ARMV8PMU_DT("arm,cortex-a35-pmu"),	ARMV8PMU_DT("arm,cortex-a53-pmu"),
+	ARMV8PMU_DT("arm,cortex-a55-pmu"),	ARMV8PMU_DT("arm,cortex-a57-pmu"),
+	ARMV8PMU_DT("arm,cortex-a65-pmu"),	ARMV8PMU_DT("arm,cortex-a72-pmu"),
+	ARMV8PMU_DT("arm,cortex-a73-pmu"),	ARMV8PMU_DT("arm,cortex-a75-pmu"),
+	ARMV8PMU_DT("arm,cortex-a76-pmu"),	ARMV8PMU_DT("arm,cortex-a77-pmu"),
+	ARMV8PMU_DT("arm,cortex-a78-pmu"),	ARMV8PMU_DT("arm,cortex-a510-pmu"),
+	ARMV8PMU_DT("arm,cortex-a520-pmu"),	ARMV8PMU_DT("arm,cortex-a710-pmu"),
+	ARMV8PMU_DT("arm,cortex-a715-pmu"),	ARMV8PMU_DT("arm,cortex-a720-pmu"),
+	ARMV8PMU_DT("arm,cortex-a725-pmu"),	ARMV8PMU_DT("arm,cortex-x1-pmu"),
+	ARMV8PMU_DT("arm,cortex-x2-pmu"),	ARMV8PMU_DT("arm,cortex-x3-pmu"),
+	ARMV8PMU_DT("arm,cortex-x4-pmu"),	ARMV8PMU_DT("arm,cortex-x925-pmu"),
+	ARMV8PMU_DT("arm,neoverse-e1-pmu"),	ARMV8PMU_DT("arm,neoverse-n1-pmu"),
+	ARMV8PMU_DT("arm,neoverse-n2-pmu"),	ARMV8PMU_DT("arm,neoverse-n3-pmu"),
+	ARMV8PMU_DT("arm,neoverse-v1-pmu"),	ARMV8PMU_DT("arm,neoverse-v2-pmu"),
+	ARMV8PMU_DT("arm,neoverse-v3-pmu"),	ARMV8PMU_DT("arm,neoverse-v3ae-pmu"),
+	ARMV8PMU_DT("cavium,thunder-pmu"),	ARMV8PMU_DT("brcm,vulcan-pmu"),
+	ARMV8PMU_DT("nvidia,carmel-pmu"),	ARMV8PMU_DT("nvidia,denver-pmu"),
+	{ }
+};
+
+static char *const armv8pmu_dt_names[] = {
+	"armv8_pmuv3",				"armv8_cortex_a34",
+	"armv8_cortex_a35",			"armv8_cortex_a53",
+	"armv8_cortex_a55",			"armv8_cortex_a57",
+	"armv8_cortex_a65",			"armv8_cortex_a72",
+	"armv8_cortex_a73",			"armv8_cortex_a75",
+	"armv8_cortex_a76",			"armv8_cortex_a77",
+	"armv8_cortex_a78",			"armv9_cortex_a510",
+	"armv9_cortex_a520",			"armv9_cortex_a710",
+	"armv9_cortex_a715",			"armv9_cortex_a720",
+	"armv9_cortex_a725",			"armv8_cortex_x1",
+	"armv9_cortex_x2",			"armv9_cortex_x3",
+	"armv9_cortex_x4",			"armv9_cortex_x925",
+	"armv8_neoverse_e1",			"armv8_neoverse_n1",
+	"armv9_neoverse_n2",			"armv9_neoverse_n3",
+	"armv8_neoverse_v1",			"armv8_neoverse_v2",
+	"armv8_neoverse_v3",			"armv8_neoverse_v3ae",
+	"armv8_cavium_thunder",			"armv8_brcm_vulcan",
+	"armv8_nvidia_carmel",			"armv8_nvidia_denver",
+};
+
+static_assert(ARRAY_SIZE(armv8pmu_dt_names) + 1 == ARRAY_SIZE(armv8pmu_of_match));
+
+static int armv8pmu_dt_init(struct arm_pmu *cpu_pmu)
+{
+	const struct of_device_id *id;
+
+	id = of_match_device(armv8pmu_of_match, &cpu_pmu->plat_device->dev);
+	if (!id)
+		return -ENODEV;
+	return armv8pmu_init(cpu_pmu, armv8pmu_dt_names[id - armv8pmu_of_match]);
+}
+
+static int armv8pmu_device_probe(struct platform_device *pdev)
+{
+	return arm_pmu_device_probe(pdev, armv8pmu_of_match, NULL);
+}
+
+static struct platform_driver armv8pmu_driver = {
+	.probe = armv8pmu_device_probe,
+	.driver = {
+		.name = ARMV8_PMU_PDEV_NAME,
+		.of_match_table = armv8pmu_of_match,
+		.suppress_bind_attrs = true,
+	},
+};
+
+static int __init armv8pmu_driver_init(void)
+{
+	int ret;
+
+	ret = acpi_disabled ? platform_driver_register(&armv8pmu_driver) :
+			      arm_pmu_acpi_probe(armv8pmu_acpi_init);
+
+	/* A perf-based hard lockup detector may have given up before us */
+	if (!ret)
+		lockup_detector_retry_init();
+	return ret;
+}
+device_initcall(armv8pmu_driver_init);
+
+/* ---- User page ---- */
+
+/**
+ * arch_perf_update_userpage() - describe the time source in the mmap page
+ * @event: the event whose page is updated
+ * @userpg: the page shared with userspace
+ * @now: perf's current time, the base of time_enabled and time_running
+ *
+ * Perf times events with sched_clock(). When that is the architected
+ * counter, which userspace can read too (CNTVCT_EL0), give userspace the
+ * same conversion so it can extend time_enabled/time_running itself and
+ * turn counter values into sample timestamps. User counter access is not
+ * offered, so cap_user_rdpmc and index stay zero.
+ */
+void arch_perf_update_userpage(struct perf_event *event,
+			       struct perf_event_mmap_page *userpg, u64 now)
+{
+	struct clock_read_data *rd;
+	unsigned int seq;
+	u64 cycles, mask, zero;
+	u32 mult, shift;
+
+	do {
+		rd = sched_clock_read_begin(&seq);
+		if (rd->read_sched_clock != arch_timer_read_counter)
+			return;
+
+		mult = rd->mult;
+		shift = rd->shift;
+		cycles = rd->epoch_cyc;
+		mask = rd->sched_clock_mask;
+		zero = rd->epoch_ns;
+	} while (sched_clock_read_retry(seq));
+
+	/*
+	 * The conversion as first published shifted a 32-bit value, so
+	 * users expect time_shift below 32: trade one bit of precision.
+	 */
+	if (shift > 31) {
+		mult >>= shift - 31;
+		shift = 31;
+	}
+	zero -= mul_u64_u32_shr(cycles, mult, shift);
+
+	userpg->cap_user_time = 1;
+	userpg->cap_user_time_zero = 1;
+	userpg->cap_user_time_short = 1;
+	userpg->time_mult = mult;
+	userpg->time_shift = shift;
+	userpg->time_zero = zero;
+	userpg->time_offset = zero - now;
+	userpg->time_cycles = cycles;
+	userpg->time_mask = mask;
+}
+
+/*
+ * The tests exercise the static translation functions above directly, so
+ * they are built into this file rather than exporting internals; the
+ * driver is never a module, hence KUNIT=y.
+ */
+#if IS_ENABLED(CONFIG_ARM_PMUV3_KUNIT_TEST)
+#include "arm_pmuv3_test.c"
+#endif

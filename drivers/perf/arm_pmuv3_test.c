@@ -1,0 +1,639 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the PMUv3 driver's translation logic: attribute checks,
+ * event mapping, exception level filters and counter allocation.
+ *
+ * Built as part of arm_pmuv3.c (see the end of that file) so that the
+ * static functions are tested as they are. Nothing here touches a PMU
+ * register: the PMUs are fakes described by the profiles below.
+ */
+
+#include <kunit/test.h>
+
+/* A dynamic PMU type number, as perf_pmu_register() would hand out */
+#define TEST_PMU_TYPE		(PERF_TYPE_MAX + 16)
+
+/* PMUVer encodings (ID_AA64DFR0_EL1 and ID_DFR0 agree) */
+#define TEST_PMUVER_V3		0x1
+#define TEST_PMUVER_V3P5	0x6
+#define TEST_PMUVER_V3P9	0x9
+
+#define TEST_EV(name)		BIT_ULL(ARMV8_PMUV3_PERFCTR_##name)
+#define TEST_BASE_EVENTS	(TEST_EV(SW_INCR) | TEST_EV(L1D_CACHE_REFILL) |	\
+				 TEST_EV(L1D_CACHE) | TEST_EV(INST_RETIRED) |	\
+				 TEST_EV(BR_MIS_PRED) | TEST_EV(CPU_CYCLES) |	\
+				 TEST_EV(BR_PRED) | TEST_EV(BR_RETIRED))
+
+enum test_pmu_id {
+	TEST_PMU_V3,		/* 32-bit counters, implements CHAIN */
+	TEST_PMU_V3_NO_CHAIN,	/* 32-bit counters, no CHAIN (QEMU's A57) */
+	TEST_PMU_V3P5,		/* 64-bit counters */
+	TEST_PMU_V3P9,		/* 64-bit counters, thresholds, instruction counter */
+};
+
+static const struct test_pmu_profile {
+	int pmuver;
+	u64 common;		/* events 0x00-0x3f, as PMCEID announces them */
+	u64 ext;		/* events 0x4000-0x403f */
+	u32 thwidth;		/* PMMIR_EL1.THWIDTH */
+	unsigned int nr_cntrs;
+	bool icntr;
+} test_pmu_profiles[] = {
+	[TEST_PMU_V3] = {
+		TEST_PMUVER_V3, TEST_BASE_EVENTS | TEST_EV(CHAIN), 0, 0, 6, false
+	},
+	[TEST_PMU_V3_NO_CHAIN] = {
+		TEST_PMUVER_V3, TEST_BASE_EVENTS, 0, 0, 6, false
+	},
+	[TEST_PMU_V3P5] = {
+		TEST_PMUVER_V3P5, TEST_BASE_EVENTS | TEST_EV(CHAIN), BIT_ULL(5), 0, 6, false
+	},
+	[TEST_PMU_V3P9] = {
+		TEST_PMUVER_V3P9, TEST_BASE_EVENTS | TEST_EV(CHAIN), BIT_ULL(5), 8, 6, true
+	},
+};
+
+static struct arm_pmu *test_pmu(struct kunit *test, enum test_pmu_id id)
+{
+	const struct test_pmu_profile *prof = &test_pmu_profiles[id];
+	struct arm_pmu *cpu_pmu;
+
+	cpu_pmu = kunit_kzalloc(test, sizeof(*cpu_pmu), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cpu_pmu);
+
+	cpu_pmu->pmu.type = TEST_PMU_TYPE;
+	cpu_pmu->pmuver = prof->pmuver;
+	bitmap_from_u64(cpu_pmu->pmceid_bitmap, prof->common);
+	bitmap_from_u64(cpu_pmu->pmceid_ext_bitmap, prof->ext);
+	cpu_pmu->reg_pmmir = FIELD_PREP(ARMV8_PMU_THWIDTH, prof->thwidth);
+	bitmap_set(cpu_pmu->cntr_mask, 0, prof->nr_cntrs);
+	__set_bit(ARMV8_PMU_CYCLE_IDX, cpu_pmu->cntr_mask);
+	if (prof->icntr)
+		__set_bit(ARMV8_PMU_INSTR_IDX, cpu_pmu->cntr_mask);
+	return cpu_pmu;
+}
+
+static struct perf_event *test_event(struct kunit *test, struct arm_pmu *cpu_pmu,
+				     u32 type, u64 config, u64 config1)
+{
+	struct perf_event *event;
+
+	event = kunit_kzalloc(test, sizeof(*event), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, event);
+
+	event->pmu = &cpu_pmu->pmu;
+	event->attr.type = type;
+	event->attr.config = config;
+	event->attr.config1 = config1;
+	event->hw.idx = -1;
+	return event;
+}
+
+/* What the framework's event_init does with our callbacks */
+static int test_init_event(struct perf_event *event)
+{
+	int evnum = armv8pmu_event_map(event);
+
+	if (evnum < 0)
+		return evnum;
+	armv8pmu_event_filter_set(&event->hw, &event->attr);
+	event->hw.config_base |= evnum;
+	return evnum;
+}
+
+static int test_map(struct kunit *test, enum test_pmu_id id, u32 type,
+		    u64 config, u64 config1)
+{
+	return test_init_event(test_event(test, test_pmu(test, id), type, config, config1));
+}
+
+/* Arch-neutral expectations would hide what the tests are about */
+static int test_arm64_only(struct kunit *test)
+{
+	if (!IS_ENABLED(CONFIG_ARM64))
+		kunit_skip(test, "expectations are those of an arm64 kernel");
+	return 0;
+}
+
+/* ---- Exception level filters ---- */
+
+#define TEST_U		BIT(0)
+#define TEST_K		BIT(1)
+#define TEST_HV		BIT(2)
+#define TEST_HOST	BIT(3)
+#define TEST_GUEST	BIT(4)
+
+struct test_filter_case {
+	bool vhe;
+	u8 exclude;
+	bool el0, el1, el2;	/* expected to count */
+};
+
+/*
+ * Straight from the perf attribute rules: the kernel is EL1 on nVHE and
+ * EL1+EL2 on VHE, exclude_hv is EL2 on nVHE and ignored on VHE.
+ */
+static const struct test_filter_case test_filter_cases[] = {
+	{ false, 0,				true,  true,  true },
+	{ false, TEST_HV,			true,  true,  false },
+	{ false, TEST_K,			true,  false, true },
+	{ false, TEST_K | TEST_HV,		true,  false, false },
+	{ false, TEST_U,			false, true,  true },
+	{ false, TEST_U | TEST_HV,		false, true,  false },
+	{ false, TEST_U | TEST_K,		false, false, true },
+	{ false, TEST_U | TEST_K | TEST_HV,	false, false, false },
+	{ true,  0,				true,  true,  true },
+	{ true,  TEST_HV,			true,  true,  true },
+	{ true,  TEST_K,			true,  false, false },
+	{ true,  TEST_K | TEST_HV,		true,  false, false },
+	{ true,  TEST_U,			false, true,  true },
+	{ true,  TEST_U | TEST_HV,		false, true,  true },
+	{ true,  TEST_U | TEST_K,		false, false, false },
+	{ true,  TEST_U | TEST_K | TEST_HV,	false, false, false },
+	/* nVHE: KVM switches the counter, EL2 is left out for the host */
+	{ false, TEST_HOST,			true,  true,  false },
+	{ false, TEST_GUEST,			true,  true,  true },
+	/* VHE: guests only run at EL1; the host at EL0 and EL2 */
+	{ true,  TEST_HOST,			false, true,  false },
+	{ true,  TEST_GUEST,			true,  false, true },
+};
+
+static void test_filter_desc(const struct test_filter_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s%s%s%s%s",
+		 c->vhe ? "VHE" : "nVHE",
+		 c->exclude & TEST_U ? " exclude_user" : "",
+		 c->exclude & TEST_K ? " exclude_kernel" : "",
+		 c->exclude & TEST_HV ? " exclude_hv" : "",
+		 c->exclude & TEST_HOST ? " exclude_host" : "",
+		 c->exclude & TEST_GUEST ? " exclude_guest" : "");
+}
+
+KUNIT_ARRAY_PARAM(test_filter, test_filter_cases, test_filter_desc);
+
+static void test_el_filter_matches_attr_rules(struct kunit *test)
+{
+	const struct test_filter_case *c = test->param_value;
+	struct perf_event_attr attr = {
+		.exclude_user = !!(c->exclude & TEST_U),
+		.exclude_kernel = !!(c->exclude & TEST_K),
+		.exclude_hv = !!(c->exclude & TEST_HV),
+		.exclude_host = !!(c->exclude & TEST_HOST),
+		.exclude_guest = !!(c->exclude & TEST_GUEST),
+	};
+	u32 want = (c->el0 ? 0 : ARMV8_PMU_EXCLUDE_EL0) |
+		   (c->el1 ? 0 : ARMV8_PMU_EXCLUDE_EL1) |
+		   (c->el2 ? ARMV8_PMU_INCLUDE_EL2 : 0);
+
+	KUNIT_EXPECT_EQ(test, armv8pmu_el_filter(&attr, c->vhe), want);
+}
+
+static void test_filter_lands_in_config_base(struct kunit *test)
+{
+	struct perf_event *event;
+
+	event = test_event(test, test_pmu(test, TEST_PMU_V3), PERF_TYPE_RAW,
+			   ARMV8_PMUV3_PERFCTR_INST_RETIRED, 0);
+	event->attr.exclude_user = 1;
+	KUNIT_ASSERT_EQ(test, test_init_event(event), ARMV8_PMUV3_PERFCTR_INST_RETIRED);
+
+	KUNIT_EXPECT_TRUE(test, event->hw.config_base & ARMV8_PMU_EXCLUDE_EL0);
+	KUNIT_EXPECT_EQ(test, event->hw.config_base & ARMV8_PMU_EVTYPE_EVENT,
+			ARMV8_PMUV3_PERFCTR_INST_RETIRED);
+}
+
+/* ---- Event mapping ---- */
+
+#define TEST_CACHE(c, op, res)	(PERF_COUNT_HW_CACHE_##c |			\
+				 PERF_COUNT_HW_CACHE_OP_##op << 8 |		\
+				 PERF_COUNT_HW_CACHE_RESULT_##res << 16)
+
+struct test_map_case {
+	const char *desc;
+	enum test_pmu_id pmu;
+	u32 type;
+	u64 config;
+	int want;		/* event number, or errno */
+};
+
+static const struct test_map_case test_map_cases[] = {
+	{ "cycles is CPU_CYCLES", TEST_PMU_V3, PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_CPU_CYCLES, ARMV8_PMUV3_PERFCTR_CPU_CYCLES },
+	{ "instructions is INST_RETIRED", TEST_PMU_V3, PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_INSTRUCTIONS, ARMV8_PMUV3_PERFCTR_INST_RETIRED },
+	{ "branches is BR_RETIRED", TEST_PMU_V3, PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS, ARMV8_PMUV3_PERFCTR_BR_RETIRED },
+	{ "branch-misses is BR_MIS_PRED", TEST_PMU_V3, PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_BRANCH_MISSES, ARMV8_PMUV3_PERFCTR_BR_MIS_PRED },
+	{ "ref-cycles has no event", TEST_PMU_V3, PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_REF_CPU_CYCLES, -ENOENT },
+	{ "bus-cycles not in PMCEID", TEST_PMU_V3, PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_BUS_CYCLES, -ENOENT },
+	{ "L1D read miss is L1D_CACHE_REFILL", TEST_PMU_V3, PERF_TYPE_HW_CACHE,
+	  TEST_CACHE(L1D, READ, MISS), ARMV8_PMUV3_PERFCTR_L1D_CACHE_REFILL },
+	{ "BPU read access is BR_PRED", TEST_PMU_V3, PERF_TYPE_HW_CACHE,
+	  TEST_CACHE(BPU, READ, ACCESS), ARMV8_PMUV3_PERFCTR_BR_PRED },
+	{ "L1D write has no event", TEST_PMU_V3, PERF_TYPE_HW_CACHE,
+	  TEST_CACHE(L1D, WRITE, ACCESS), -ENOENT },
+	{ "raw IMPDEF event passes through", TEST_PMU_V3, PERF_TYPE_RAW, 0x00c5, 0x00c5 },
+	{ "PMU type IMPDEF event passes through", TEST_PMU_V3, TEST_PMU_TYPE, 0xbeef, 0xbeef },
+	{ "raw common event passes through", TEST_PMU_V3, TEST_PMU_TYPE,
+	  ARMV8_PMUV3_PERFCTR_BR_MIS_PRED, ARMV8_PMUV3_PERFCTR_BR_MIS_PRED },
+	{ "extended event announced by PMCEID", TEST_PMU_V3P5, PERF_TYPE_RAW,
+	  ARMV8_AMU_PERFCTR_STALL_BACKEND_MEM, ARMV8_AMU_PERFCTR_STALL_BACKEND_MEM },
+	{ "extended event not announced", TEST_PMU_V3P5, PERF_TYPE_RAW,
+	  ARMV8_AMU_PERFCTR_CNT_CYCLES, -ENOENT },
+	{ "raw CHAIN refused", TEST_PMU_V3, PERF_TYPE_RAW, ARMV8_PMUV3_PERFCTR_CHAIN, -EINVAL },
+};
+
+KUNIT_ARRAY_PARAM_DESC(test_map, test_map_cases, desc);
+
+static void test_event_mapping(struct kunit *test)
+{
+	const struct test_map_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, test_map(test, c->pmu, c->type, c->config, 0), c->want);
+}
+
+/* ---- Attribute checks ---- */
+
+struct test_attr_case {
+	const char *desc;
+	enum test_pmu_id pmu;
+	u64 config, config1, config2;
+	bool exclude_idle;
+	int err;
+};
+
+#define TEST_TH(n)		FIELD_PREP_CONST(ARMV8PMU_CFG1_THRESHOLD, n)
+#define TEST_CYCLES		ARMV8_PMUV3_PERFCTR_CPU_CYCLES
+
+static const struct test_attr_case test_attr_cases[] = {
+	{ "plain raw event", TEST_PMU_V3, TEST_CYCLES, 0, 0, false, 0 },
+	{ "config bit 16 reserved", TEST_PMU_V3, BIT(16) | TEST_CYCLES, 0, 0, false, -EINVAL },
+	{ "config1 bit 17 reserved", TEST_PMU_V3, TEST_CYCLES, BIT(17), 0, false, -EINVAL },
+	{ "config2 reserved", TEST_PMU_V3, TEST_CYCLES, 0, 1, false, -EINVAL },
+	{ "CHAIN refused", TEST_PMU_V3, ARMV8_PMUV3_PERFCTR_CHAIN, 0, 0, false, -EINVAL },
+	{ "unimplemented common event", TEST_PMU_V3, ARMV8_PMUV3_PERFCTR_STALL_SLOT,
+	  0, 0, false, -ENOENT },
+	{ "IMPDEF event trusted", TEST_PMU_V3, 0x00c0, 0, 0, false, 0 },
+	{ "exclude_idle", TEST_PMU_V3, TEST_CYCLES, 0, 0, true, -EOPNOTSUPP },
+	{ "rdpmc not offered", TEST_PMU_V3P5, TEST_CYCLES, ARMV8PMU_CFG1_RDPMC, 0, false,
+	  -EOPNOTSUPP },
+	{ "long with CHAIN", TEST_PMU_V3, TEST_CYCLES, ARMV8PMU_CFG1_LONG, 0, false, 0 },
+	{ "long without CHAIN", TEST_PMU_V3_NO_CHAIN, ARMV8_PMUV3_PERFCTR_INST_RETIRED,
+	  ARMV8PMU_CFG1_LONG, 0, false, -EOPNOTSUPP },
+	{ "long cycles without CHAIN", TEST_PMU_V3_NO_CHAIN, TEST_CYCLES,
+	  ARMV8PMU_CFG1_LONG, 0, false, 0 },
+	{ "long with 64-bit counters", TEST_PMU_V3P5, TEST_CYCLES, ARMV8PMU_CFG1_LONG, 0,
+	  false, 0 },
+	{ "threshold without FEAT_PMUv3_TH", TEST_PMU_V3P5, TEST_CYCLES, TEST_TH(1), 0,
+	  false, -EOPNOTSUPP },
+	{ "threshold at threshold_max", TEST_PMU_V3P9, TEST_CYCLES, TEST_TH(255), 0,
+	  false, 0 },
+	{ "threshold above threshold_max", TEST_PMU_V3P9, TEST_CYCLES, TEST_TH(256), 0,
+	  false, -EINVAL },
+	{ "compare without threshold ignored", TEST_PMU_V3P5, TEST_CYCLES,
+	  ARMV8PMU_CFG1_TC, 0, false, 0 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(test_attr, test_attr_cases, desc);
+
+static void test_attr_errno(struct kunit *test)
+{
+	const struct test_attr_case *c = test->param_value;
+	struct perf_event *event;
+	int ret;
+
+	event = test_event(test, test_pmu(test, c->pmu), TEST_PMU_TYPE, c->config,
+			   c->config1);
+	event->attr.config2 = c->config2;
+	event->attr.exclude_idle = c->exclude_idle;
+
+	ret = test_init_event(event);
+	KUNIT_EXPECT_EQ(test, ret < 0 ? ret : 0, c->err);
+}
+
+/* ---- Counter width and threshold encoding ---- */
+
+struct test_width_case {
+	const char *desc;
+	enum test_pmu_id pmu;
+	u64 config1;
+	bool wide;
+};
+
+static const struct test_width_case test_width_cases[] = {
+	{ "plain event is 32-bit on PMUv3", TEST_PMU_V3, 0, false },
+	{ "long event is 64-bit on PMUv3", TEST_PMU_V3, ARMV8PMU_CFG1_LONG, true },
+	{ "plain event is 64-bit on PMUv3p5", TEST_PMU_V3P5, 0, true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(test_width, test_width_cases, desc);
+
+static void test_counter_width(struct kunit *test)
+{
+	const struct test_width_case *c = test->param_value;
+	struct perf_event *event;
+
+	event = test_event(test, test_pmu(test, c->pmu), PERF_TYPE_RAW, TEST_CYCLES, c->config1);
+	KUNIT_ASSERT_GE(test, test_init_event(event), 0);
+	KUNIT_EXPECT_EQ(test, !!(event->hw.flags & ARMPMU_EVT_64BIT), c->wide);
+}
+
+static void test_threshold_fields_fill_th_and_tc(struct kunit *test)
+{
+	struct perf_event_attr attr = {
+		.config1 = TEST_TH(5) | FIELD_PREP(ARMV8PMU_CFG1_TH_COMPARE, 2) |
+			   ARMV8PMU_CFG1_TH_COUNT,
+	};
+	u64 bits = armv8pmu_threshold_bits(&attr);
+
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ARMV8_PMU_EVTYPE_TH, bits), 5);
+	/* Greater-than-or-equal, counting one per cycle: TC = 0b101 */
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ARMV8_PMU_EVTYPE_TC, bits), 0x5);
+}
+
+static void test_zero_threshold_leaves_evtype_alone(struct kunit *test)
+{
+	struct perf_event_attr attr = { .config1 = ARMV8PMU_CFG1_TC };
+
+	KUNIT_EXPECT_EQ(test, armv8pmu_threshold_bits(&attr), 0);
+}
+
+static void test_caps_decode_pmmir(struct kunit *test)
+{
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3P9);
+
+	cpu_pmu->reg_pmmir |= FIELD_PREP(ARMV8_PMU_SLOTS, 4) |
+			      FIELD_PREP(ARMV8_PMU_BUS_SLOTS, 2) |
+			      FIELD_PREP(ARMV8_PMU_BUS_WIDTH, 4);
+
+	KUNIT_EXPECT_EQ(test, armv8pmu_cap_value(cpu_pmu, ARMV8PMU_CAP_SLOTS), 4);
+	KUNIT_EXPECT_EQ(test, armv8pmu_cap_value(cpu_pmu, ARMV8PMU_CAP_BUS_SLOTS), 2);
+	KUNIT_EXPECT_EQ(test, armv8pmu_cap_value(cpu_pmu, ARMV8PMU_CAP_BUS_WIDTH), 8);
+	KUNIT_EXPECT_EQ(test, armv8pmu_cap_value(cpu_pmu, ARMV8PMU_CAP_THRESHOLD_MAX), 255);
+}
+
+static void test_caps_unknown_bus_width_reads_zero(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, armv8pmu_bus_width_bytes(0), 0);
+	KUNIT_EXPECT_EQ(test, armv8pmu_bus_width_bytes(FIELD_PREP(ARMV8_PMU_BUS_WIDTH, 13)), 0);
+}
+
+/* ---- Counter allocation ---- */
+
+static struct pmu_hw_events *test_cpuc(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = kunit_kzalloc(test, sizeof(*cpuc), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, cpuc);
+	return cpuc;
+}
+
+/* Initialise a raw event and place it the way armpmu_add() does */
+static int test_add(struct kunit *test, struct pmu_hw_events *cpuc,
+		    struct arm_pmu *cpu_pmu, u64 config, u64 config1)
+{
+	struct perf_event *event = test_event(test, cpu_pmu, PERF_TYPE_RAW, config, config1);
+	int idx;
+
+	KUNIT_ASSERT_GE(test, test_init_event(event), 0);
+	idx = armv8pmu_counter_alloc(cpuc, event);
+	event->hw.idx = idx;
+	return idx;
+}
+
+#define TEST_INST		ARMV8_PMUV3_PERFCTR_INST_RETIRED
+
+static void test_cycles_take_cycle_counter(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3);
+
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_CYCLES, 0),
+			ARMV8_PMU_CYCLE_IDX);
+	/* Once it is taken, cycles go to an event counter */
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_CYCLES, 0), 0);
+}
+
+static void test_threshold_cycles_avoid_cycle_counter(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3P9);
+
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_CYCLES, TEST_TH(2)), 0);
+}
+
+static void test_instructions_take_instruction_counter(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, test_pmu(test, TEST_PMU_V3P9), TEST_INST, 0),
+			ARMV8_PMU_INSTR_IDX);
+}
+
+static void test_instructions_without_icntr_take_event_counter(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, test_pmu(test, TEST_PMU_V3P5), TEST_INST, 0),
+			0);
+}
+
+static void test_event_counters_fill_then_eagain(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3);
+	int i;
+
+	for (i = 0; i < test_pmu_profiles[TEST_PMU_V3].nr_cntrs; i++)
+		KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_INST, 0), i);
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_INST, 0), -EAGAIN);
+}
+
+static void test_long_event_takes_even_odd_pair(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3);
+
+	__set_bit(0, cpuc->used_mask);
+	/* Counter 1 is free but has no free even partner: the pair is 2+3 */
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_INST, ARMV8PMU_CFG1_LONG), 3);
+	KUNIT_EXPECT_EQ(test, cpuc->used_mask[0], GENMASK(3, 2) | BIT(0));
+}
+
+static void test_long_event_pair_from_fragmented_mask(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3);
+
+	__set_bit(0, cpuc->used_mask);
+	__set_bit(3, cpuc->used_mask);
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_INST, ARMV8PMU_CFG1_LONG), 5);
+}
+
+static void test_long_event_eagain_without_whole_pair(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3);
+
+	/* Three free counters, but no two of them form a pair */
+	bitmap_set(cpuc->used_mask, 0, 1);
+	bitmap_set(cpuc->used_mask, 2, 1);
+	bitmap_set(cpuc->used_mask, 4, 1);
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_INST, ARMV8PMU_CFG1_LONG),
+			-EAGAIN);
+}
+
+static void test_long_cycles_take_cycle_counter(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3);
+
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_CYCLES, ARMV8PMU_CFG1_LONG),
+			ARMV8_PMU_CYCLE_IDX);
+}
+
+static void test_long_cycles_without_chain_wait_for_cycle_counter(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3_NO_CHAIN);
+
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_CYCLES, ARMV8PMU_CFG1_LONG),
+			ARMV8_PMU_CYCLE_IDX);
+	/* A pair of event counters could not count past 32 bits: no fallback */
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_CYCLES, ARMV8PMU_CFG1_LONG),
+			-EAGAIN);
+	KUNIT_EXPECT_EQ(test, cpuc->used_mask[0], BIT(ARMV8_PMU_CYCLE_IDX));
+}
+
+static void test_long_event_single_counter_on_pmuv3p5(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3P5);
+
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_INST, ARMV8PMU_CFG1_LONG), 0);
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_INST, ARMV8PMU_CFG1_LONG), 1);
+}
+
+static void test_clear_releases_both_halves_of_pair(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3);
+	struct perf_event *event;
+
+	event = test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, ARMV8PMU_CFG1_LONG);
+	KUNIT_ASSERT_GE(test, test_init_event(event), 0);
+	event->hw.idx = armv8pmu_counter_alloc(cpuc, event);
+	KUNIT_ASSERT_EQ(test, event->hw.idx, 1);
+
+	KUNIT_EXPECT_EQ(test, armv8pmu_event_cntrs(event), GENMASK_ULL(1, 0));
+	armv8pmu_counter_free(cpuc, event);
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(cpuc->used_mask, ARMPMU_MAX_HWEVENTS));
+}
+
+/* ---- sysfs ABI ---- */
+
+static const struct {
+	const char *name;
+	const char *word;
+	u64 mask;
+} test_formats[] = {
+	{ "event",		"config",	ARMV8PMU_CFG_EVENT },
+	{ "long",		"config1",	ARMV8PMU_CFG1_LONG },
+	{ "rdpmc",		"config1",	ARMV8PMU_CFG1_RDPMC },
+	{ "threshold_count",	"config1",	ARMV8PMU_CFG1_TH_COUNT },
+	{ "threshold_compare",	"config1",	ARMV8PMU_CFG1_TH_COMPARE },
+	{ "threshold",		"config1",	ARMV8PMU_CFG1_THRESHOLD },
+};
+
+/* format/ is what perf parses: it must describe the masks the driver decodes */
+static void test_format_strings_match_field_masks(struct kunit *test)
+{
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, ARRAY_SIZE(armv8pmu_format_attrs), ARRAY_SIZE(test_formats) + 1);
+	for (i = 0; i < ARRAY_SIZE(test_formats); i++) {
+		struct dev_ext_attribute *ea;
+		unsigned int lo = __ffs64(test_formats[i].mask);
+		unsigned int hi = fls64(test_formats[i].mask) - 1;
+		char want[32];
+
+		ea = container_of(armv8pmu_format_attrs[i], struct dev_ext_attribute, attr.attr);
+		if (lo == hi)
+			snprintf(want, sizeof(want), "%s:%u", test_formats[i].word, lo);
+		else
+			snprintf(want, sizeof(want), "%s:%u-%u", test_formats[i].word, lo, hi);
+
+		KUNIT_EXPECT_STREQ(test, armv8pmu_format_attrs[i]->name, test_formats[i].name);
+		KUNIT_EXPECT_STREQ(test, (const char *)ea->var, want);
+	}
+}
+
+/* ---- Probe tables ---- */
+
+/*
+ * The two DT tables are kept in the same order by hand: check that each
+ * name ends with its compatible's model ("arm,cortex-a57-pmu" names
+ * "armv8_cortex_a57").
+ */
+static bool test_ends_with(const char *str, const char *suffix)
+{
+	size_t len = strlen(str), slen = strlen(suffix);
+
+	return len >= slen && !strcmp(str + len - slen, suffix);
+}
+
+static void test_dt_names_line_up_with_compatibles(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(armv8pmu_dt_names); i++) {
+		const char *compat = armv8pmu_of_match[i].compatible;
+		char model[32];
+
+		strscpy(model, strchr(compat, ',') + 1);
+		if (test_ends_with(model, "-pmu"))
+			model[strlen(model) - 4] = '\0';
+		strreplace(model, '-', '_');
+
+		KUNIT_EXPECT_TRUE_MSG(test, test_ends_with(armv8pmu_dt_names[i], model),
+				      "%s registers as %s", compat, armv8pmu_dt_names[i]);
+	}
+}
+
+static struct kunit_case armv8pmu_test_cases[] = {
+	KUNIT_CASE_PARAM(test_el_filter_matches_attr_rules, test_filter_gen_params),
+	KUNIT_CASE(test_filter_lands_in_config_base),
+	KUNIT_CASE_PARAM(test_event_mapping, test_map_gen_params),
+	KUNIT_CASE_PARAM(test_attr_errno, test_attr_gen_params),
+	KUNIT_CASE_PARAM(test_counter_width, test_width_gen_params),
+	KUNIT_CASE(test_threshold_fields_fill_th_and_tc),
+	KUNIT_CASE(test_zero_threshold_leaves_evtype_alone),
+	KUNIT_CASE(test_caps_decode_pmmir),
+	KUNIT_CASE(test_caps_unknown_bus_width_reads_zero),
+	KUNIT_CASE(test_cycles_take_cycle_counter),
+	KUNIT_CASE(test_threshold_cycles_avoid_cycle_counter),
+	KUNIT_CASE(test_instructions_take_instruction_counter),
+	KUNIT_CASE(test_instructions_without_icntr_take_event_counter),
+	KUNIT_CASE(test_event_counters_fill_then_eagain),
+	KUNIT_CASE(test_long_event_takes_even_odd_pair),
+	KUNIT_CASE(test_long_event_pair_from_fragmented_mask),
+	KUNIT_CASE(test_long_event_eagain_without_whole_pair),
+	KUNIT_CASE(test_long_cycles_take_cycle_counter),
+	KUNIT_CASE(test_long_cycles_without_chain_wait_for_cycle_counter),
+	KUNIT_CASE(test_long_event_single_counter_on_pmuv3p5),
+	KUNIT_CASE(test_clear_releases_both_halves_of_pair),
+	KUNIT_CASE(test_format_strings_match_field_masks),
+	KUNIT_CASE(test_dt_names_line_up_with_compatibles),
+	{}
+};
+
+static struct kunit_suite armv8pmu_test_suite = {
+	.name = "arm_pmuv3",
+	.init = test_arm64_only,
+	.test_cases = armv8pmu_test_cases,
+};
+
+kunit_test_suite(armv8pmu_test_suite);
