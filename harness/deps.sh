@@ -11,7 +11,7 @@ set -euo pipefail
 PACKAGES=(
 	make gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	bc flex bison libssl-dev libelf-dev sparse ccache cpio xz-utils rsync
-	perl python3 git kmod pkg-config
+	perl python3 python3-ply python3-git git kmod pkg-config
 	qemu-system-arm
 	linux-source-6.12
 	busybox-static:arm64
