@@ -12,17 +12,21 @@
 
 . "$(dirname "$0")/lib.sh"
 
-BASE_TREE=$("$HARNESS/base.sh")
+# perf comes from the base tree alone, so once the tree is unpacked the
+# overlay's drift check in base.sh is no reason to refuse building it.
+[ -f "$BASE_TREE/../.unpacked" ] || BASE_TREE=$("$HARNESS/base.sh")
 
-# Every optional feature is named: the ones we need are required (the build
-# fails without them), all others are switched off so that whatever happens
-# to be installed on the host cannot change the binary. libtraceevent is the
-# one that matters: without it perf silently drops "mmap interface tests"
-# (the user-space counter reading tests). Static linking rules out the
-# dlfilter .so files, hence the `perf` target rather than `all`.
+# Every optional feature is named: the ones we need (REQUIRED below) are
+# checked after the build, all others are switched off so that whatever
+# happens to be installed on the host cannot change the binary.
+# libtraceevent is the one that matters: without it perf silently drops its
+# "mmap interface tests" (the user-space counter reading tests). Static
+# linking rules out the dlfilter .so files, hence the `perf` target rather
+# than `all`. ccache works with tools/perf's CC=, but only helps a rebuild
+# in the same folder (the O= path is in every command line).
 PERF_FLAGS=(
 	ARCH=arm64
-	CROSS_COMPILE=$CROSS_COMPILE
+	"CROSS_COMPILE=$CROSS_COMPILE"
 	"CC=ccache ${CROSS_COMPILE}gcc"
 	LDFLAGS=-static
 	PKG_CONFIG=pkg-config
@@ -36,12 +40,13 @@ PERF_FLAGS=(
 	NO_LZMA=1 NO_LIBZSTD=1 NO_LIBPFM4=1 NO_JVMTI=1 NO_SDT=1
 	NO_SHELLCHECK=1
 )
+REQUIRED=(libtraceevent libelf zlib)
 # The cross pkg-config search path: only the arm64 .pc files are seen, so a
 # host library can never be picked up by mistake.
 export PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig
 unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
-# Build ids and paths in the binary should not depend on the date or user.
-export SOURCE_DATE_EPOCH=0 KBUILD_BUILD_TIMESTAMP=@0
+# No build date in the binary.
+export SOURCE_DATE_EPOCH=0
 
 build_key() {
 	{
@@ -54,24 +59,37 @@ build_key() {
 OUT=$CACHE/perf-$(build_key)
 PERF=$OUT/perf
 
-# tools/perf records the detected features in its FEATURE-DUMP and in the
-# `perf version --build-options` table (built from the same -DHAVE_* flags);
-# the symbol check catches a link that dropped the library anyway.
-check_libtraceevent() {
-	grep -q '^feature-libtraceevent=1$' "$OUT/FEATURE-DUMP" ||
-		die "perf's feature check did not find libtraceevent (see $OUT/FEATURE-DUMP)"
-	"${CROSS_COMPILE}nm" "$PERF" | grep -q ' T tep_parse_event$' ||
+# Three independent looks at the required features: perf's own feature
+# check (FEATURE-DUMP), the linked symbols of libtraceevent, and, where
+# qemu-aarch64 (qemu-user) can run the binary, `perf version
+# --build-options` and the test list itself. Output is captured before
+# grepping: `cmd | grep -q` can kill cmd with SIGPIPE, which pipefail turns
+# into a false failure.
+check_features() {
+	local out f
+	for f in "${REQUIRED[@]}"; do
+		grep -qx "feature-$f=1" "$OUT/FEATURE-DUMP" ||
+			die "perf's feature check did not find $f (see $OUT/FEATURE-DUMP)"
+	done
+	out=$("${CROSS_COMPILE}nm" "$PERF")
+	grep -q ' T tep_parse_event$' <<<"$out" ||
 		die "$PERF is not linked with libtraceevent: its mmap interface tests would be missing"
-	if command -v qemu-aarch64 >/dev/null; then
-		qemu-aarch64 "$PERF" version --build-options |
-			grep -Eq 'libtraceevent: \[ on  \]' ||
-			die "$PERF version --build-options does not report libtraceevent"
-	fi
+	command -v qemu-aarch64 >/dev/null || return 0
+	out=$(qemu-aarch64 "$PERF" version --build-options)
+	for f in "${REQUIRED[@]}"; do
+		grep -Eq "^ +$f: \[ on  \]" <<<"$out" ||
+			die "$PERF version --build-options does not report $f"
+	done
+	out=$(qemu-aarch64 "$PERF" test list 2>&1)
+	grep -q 'User space counter reading of cycles' <<<"$out" ||
+		die "$PERF test list lacks the user space counter reading tests"
 }
 
 check_static() {
-	file -L "$PERF" | grep -q 'ARM aarch64.*statically linked' ||
-		die "$PERF is not a static arm64 executable: $(file -L "$PERF")"
+	local out
+	out=$(file -L "$PERF")
+	grep -q 'ARM aarch64.*statically linked' <<<"$out" ||
+		die "$PERF is not a static arm64 executable: $out"
 }
 
 build_perf() {
@@ -91,5 +109,5 @@ if [ ! -x "$PERF" ]; then
 	build_perf
 fi
 check_static
-check_libtraceevent
+check_features
 echo "$PERF"

@@ -25,6 +25,7 @@
 #include <linux/platform_device.h>
 #include <linux/sched_clock.h>
 #include <linux/smp.h>
+#include <linux/sysctl.h>
 #include <linux/sysfs.h>
 
 #include <asm/irq_regs.h>
@@ -110,6 +111,9 @@ static int armv8pmu_dedicated_counter(const struct arm_pmu *cpu_pmu,
 		return -1;
 	if (evnum == ARMV8_PMUV3_PERFCTR_CPU_CYCLES)
 		return ARMV8_PMU_CYCLE_IDX;
+	/* The user page has no index for PMICNTR_EL0: user readers stay off it */
+	if (attr->config1 & ARMV8PMU_CFG1_RDPMC)
+		return -1;
 	if (IS_ENABLED(CONFIG_ARM64) && evnum == ARMV8_PMUV3_PERFCTR_INST_RETIRED &&
 	    test_bit(ARMV8_PMU_INSTR_IDX, cpu_pmu->cntr_mask))
 		return ARMV8_PMU_INSTR_IDX;
@@ -600,6 +604,111 @@ static void armv8pmu_counter_free(struct pmu_hw_events *cpuc, struct perf_event 
 		__clear_bit(idx, cpuc->used_mask);
 }
 
+/* ---- Direct user access to the counters ---- */
+
+/*
+ * kernel.perf_user_access. At 0, the default, EL0 never reads a counter.
+ * At 1, a task may read the counters of its own events opened with rdpmc.
+ */
+static int armv8pmu_user_access_on __read_mostly;
+
+/* PMUv3 PMUs set up so far: with more than one, events must name theirs */
+static atomic_t armv8pmu_nr_pmus = ATOMIC_INIT(0);
+
+static bool armv8pmu_event_rdpmc(const struct perf_event *event)
+{
+	return event->attr.config1 & ARMV8PMU_CFG1_RDPMC;
+}
+
+/*
+ * On VHE, while a vCPU is loaded the register holds the guest's value and
+ * KVM keeps the host's aside, to write back at vcpu_put(): hand it to KVM.
+ * Interrupts are off, so the vCPU cannot be put meanwhile.
+ */
+static void armv8pmu_userenr_set(u32 val)
+{
+	if (!kvm_set_pmuserenr(val))
+		write_pmuserenr(val);
+}
+
+/* Some event scheduled here is one the running task opened with rdpmc */
+static bool armv8pmu_user_access_due(const struct pmu_hw_events *cpuc)
+{
+	int idx;
+
+	if (!READ_ONCE(armv8pmu_user_access_on))
+		return false;
+
+	/* rdpmc events are all task-bound: on this CPU they are current's */
+	for_each_set_bit(idx, cpuc->used_mask, ARMPMU_MAX_HWEVENTS) {
+		if (cpuc->events[idx] && armv8pmu_event_rdpmc(cpuc->events[idx]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * EL0 may read any event counter and the cycle counter once ER and CR are
+ * set, not only the ones the task owns: zero every counter no event holds,
+ * so nothing a previous context counted can be seen.
+ */
+static void armv8pmu_user_access_grant(struct arm_pmu *cpu_pmu,
+				       const struct pmu_hw_events *cpuc)
+{
+	unsigned long idle = cpu_pmu->cntr_mask[0] & ~cpuc->used_mask[0];
+	int idx;
+
+	for_each_set_bit(idx, &idle, ARMPMU_MAX_HWEVENTS)
+		armv8pmu_write_hw_counter(idx, 0);
+	armv8pmu_userenr_set(ARMV8_PMU_USERENR_ER | ARMV8_PMU_USERENR_CR);
+}
+
+/* Runs on every CPU when the sysctl is cleared, interrupting what ran */
+static void armv8pmu_user_access_revoke(void *unused)
+{
+	armv8pmu_userenr_set(0);
+	/* If a guest was interrupted, KVM must load its EL0 view again */
+	kvm_vcpu_pmu_resync_el0();
+}
+
+static int armv8pmu_user_access_sysctl(const struct ctl_table *table, int write,
+				       void *buffer, size_t *lenp, loff_t *ppos)
+{
+	int ret = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+
+	/*
+	 * Granting waits for each CPU's next reschedule; taking access away
+	 * must not wait for a task that may never be switched out.
+	 */
+	if (!ret && write && !READ_ONCE(armv8pmu_user_access_on))
+		on_each_cpu(armv8pmu_user_access_revoke, NULL, 1);
+	return ret;
+}
+
+static struct ctl_table armv8pmu_sysctls[] = {
+	{
+		.procname	= "perf_user_access",
+		.proc_handler	= armv8pmu_user_access_sysctl,
+		.mode		= 0644,
+		.data		= &armv8pmu_user_access_on,
+		.maxlen		= sizeof(armv8pmu_user_access_on),
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+};
+
+/*
+ * The user page's index: 0 while userspace may not read the counter, else
+ * perf's counter number plus one: 1-31 for PMEVCNTR<0-30>_EL0 and 32 for
+ * PMCCNTR_EL0, the cycle counter being number 31.
+ */
+static int armv8pmu_user_index(struct perf_event *event)
+{
+	if (!READ_ONCE(armv8pmu_user_access_on) || !armv8pmu_event_rdpmc(event))
+		return 0;
+	return event->hw.idx + 1;
+}
+
 /* ---- PMU start/stop (arm_pmu start/stop/reset) ---- */
 
 /*
@@ -616,14 +725,26 @@ static u32 armv8pmu_pmcr_mode(struct arm_pmu *cpu_pmu)
 	return mode;
 }
 
+/*
+ * perf brackets every change of the events on a CPU (context switch,
+ * rotation, add, remove) with pmu_disable/pmu_enable, which end here: user
+ * access is dropped on the way in and granted again on the way out only if
+ * the new set of events still calls for it. pmu_enable does not call us
+ * when no counter is in use, and then access stays dropped.
+ */
 static void armv8pmu_counting_on(struct arm_pmu *cpu_pmu)
 {
+	struct pmu_hw_events *cpuc = this_cpu_ptr(cpu_pmu->hw_events);
+
+	if (armv8pmu_user_access_due(cpuc))
+		armv8pmu_user_access_grant(cpu_pmu, cpuc);
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu) | ARMV8_PMU_PMCR_E);
 }
 
 static void armv8pmu_counting_off(struct arm_pmu *cpu_pmu)
 {
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu));
+	armv8pmu_userenr_set(0);
 }
 
 /* Runs on each CPU as it comes up, and after it loses PMU state */
@@ -730,9 +851,6 @@ static int armv8pmu_check_attr(const struct arm_pmu *cpu_pmu,
 		return -ENOENT;
 	if (attr->exclude_idle)
 		return -EOPNOTSUPP;
-	/* Direct user access to the counters is not offered (yet) */
-	if (attr->config1 & ARMV8PMU_CFG1_RDPMC)
-		return -EOPNOTSUPP;
 	if (threshold && !armv8pmu_threshold_max(cpu_pmu))
 		return -EOPNOTSUPP;
 	if (threshold > armv8pmu_threshold_max(cpu_pmu))
@@ -749,6 +867,36 @@ static int armv8pmu_check_attr(const struct arm_pmu *cpu_pmu,
 	return 0;
 }
 
+/**
+ * armv8pmu_check_user_access() - refuse rdpmc where it cannot be honoured
+ * @cpu_pmu: the PMU; only its probed capabilities are read
+ * @attr: the requested attributes, rdpmc (config1:1) set
+ * @task_bound: the event counts for one task rather than for a whole CPU
+ * @nr_pmus: how many PMUv3 PMUs the system has
+ *
+ * A CPU-wide event counts whatever runs, so no task could be told it owns
+ * it. On a system with several PMUs, a generic or raw event may land on
+ * either kind of CPU, where the event number need not mean the same thing:
+ * the event must name its PMU by type (and the task should be pinned to
+ * that PMU's CPUs). A 64-bit counter for userspace must be one register,
+ * as userspace cannot read a chained pair consistently.
+ *
+ * Return: 0, -EINVAL for an event not bound to a task, -EOPNOTSUPP for a
+ * generic type with several PMUs or long without 64-bit event counters.
+ */
+static int armv8pmu_check_user_access(const struct arm_pmu *cpu_pmu,
+				      const struct perf_event_attr *attr,
+				      bool task_bound, unsigned int nr_pmus)
+{
+	if (!task_bound)
+		return -EINVAL;
+	if (nr_pmus > 1 && attr->type != cpu_pmu->pmu.type)
+		return -EOPNOTSUPP;
+	if ((attr->config1 & ARMV8PMU_CFG1_LONG) && !armv8pmu_has_64bit_evcntrs(cpu_pmu))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
 static int armv8pmu_event_map(struct perf_event *event)
 {
 	struct arm_pmu *cpu_pmu = to_arm_pmu(event->pmu);
@@ -760,12 +908,20 @@ static int armv8pmu_event_map(struct perf_event *event)
 		return evnum;
 
 	err = armv8pmu_check_attr(cpu_pmu, &event->attr, evnum);
+	if (!err && armv8pmu_event_rdpmc(event))
+		err = armv8pmu_check_user_access(cpu_pmu, &event->attr,
+						 event->attach_state & PERF_ATTACH_TASK,
+						 atomic_read(&armv8pmu_nr_pmus));
 	if (err)
 		return err;
 
-	/* Count 64 bits wide when asked to, or when it costs nothing */
+	/*
+	 * Count 64 bits wide when asked to, or when it costs nothing; but a
+	 * user reader of a 32-bit event masks the counter to 32 bits, so the
+	 * kernel's view must wrap there too.
+	 */
 	if ((event->attr.config1 & ARMV8PMU_CFG1_LONG) ||
-	    armv8pmu_has_64bit_evcntrs(cpu_pmu))
+	    (armv8pmu_has_64bit_evcntrs(cpu_pmu) && !armv8pmu_event_rdpmc(event)))
 		event->hw.flags |= ARMPMU_EVT_64BIT;
 
 	return evnum;
@@ -845,9 +1001,14 @@ static int armv8pmu_init(struct arm_pmu *cpu_pmu, char *name)
 	cpu_pmu->handle_irq = armv8pmu_overflow_irq;
 	/* Branch records (BRBE) will add pmu.sched_task here, per context */
 
+	/* What the user page tells a task reading its own counters */
+	cpu_pmu->pmu.event_idx = armv8pmu_user_index;
+
 	cpu_pmu->attr_groups[ARMPMU_ATTR_GROUP_EVENTS] = &armv8pmu_events_group;
 	cpu_pmu->attr_groups[ARMPMU_ATTR_GROUP_FORMATS] = &armv8pmu_format_group;
 	cpu_pmu->attr_groups[ARMPMU_ATTR_GROUP_CAPS] = &armv8pmu_caps_group;
+
+	atomic_inc(&armv8pmu_nr_pmus);
 	return 0;
 }
 
@@ -942,26 +1103,55 @@ static int __init armv8pmu_driver_init(void)
 	ret = acpi_disabled ? platform_driver_register(&armv8pmu_driver) :
 			      arm_pmu_acpi_probe(armv8pmu_acpi_init);
 
+	if (ret)
+		return ret;
+
+	/* One switch for all PMUs, hence registered here and not per PMU */
+	register_sysctl("kernel", armv8pmu_sysctls);
+
 	/* A perf-based hard lockup detector may have given up before us */
-	if (!ret)
-		lockup_detector_retry_init();
-	return ret;
+	lockup_detector_retry_init();
+	return 0;
 }
 device_initcall(armv8pmu_driver_init);
 
 /* ---- User page ---- */
 
+/*
+ * The perf core has filled in index and offset (the event's count less
+ * the counter's value when the event was last started): say whether the
+ * counter may be read at all, and how many of its bits are the event's.
+ *
+ * This runs inside the page's sequence count, on the event's CPU whenever
+ * the event is (re)started: a reader that had selected its counter with
+ * PMSELR_EL0 will retry and select again, so the selector is cleared
+ * here, and only here, never under a reader whose sequence stays put.
+ */
+static void armv8pmu_update_userpage(struct perf_event *event,
+				     struct perf_event_mmap_page *userpg)
+{
+	if (event->pmu->event_idx != armv8pmu_user_index)
+		return;
+
+	userpg->cap_user_rdpmc = READ_ONCE(armv8pmu_user_access_on) &&
+				 armv8pmu_event_rdpmc(event);
+	userpg->pmc_width = event->hw.flags & ARMPMU_EVT_64BIT ? 64 : 32;
+	if (userpg->index)
+		write_pmselr(0);
+}
+
 /**
- * arch_perf_update_userpage() - describe the time source in the mmap page
+ * arch_perf_update_userpage() - fill the arm64 parts of the mmap page
  * @event: the event whose page is updated
  * @userpg: the page shared with userspace
  * @now: perf's current time, the base of time_enabled and time_running
  *
- * Perf times events with sched_clock(). When that is the architected
- * counter, which userspace can read too (CNTVCT_EL0), give userspace the
- * same conversion so it can extend time_enabled/time_running itself and
- * turn counter values into sample timestamps. User counter access is not
- * offered, so cap_user_rdpmc and index stay zero.
+ * For our PMU's events, whether and how wide the counter can be read
+ * from EL0. Then the time source: perf times events with sched_clock().
+ * When that is the architected counter, which userspace can read too
+ * (CNTVCT_EL0), give userspace the same conversion so it can extend
+ * time_enabled/time_running itself and turn counter values into sample
+ * timestamps.
  */
 void arch_perf_update_userpage(struct perf_event *event,
 			       struct perf_event_mmap_page *userpg, u64 now)
@@ -970,6 +1160,8 @@ void arch_perf_update_userpage(struct perf_event *event,
 	unsigned int seq;
 	u64 cycles, mask, zero;
 	u32 mult, shift;
+
+	armv8pmu_update_userpage(event, userpg);
 
 	do {
 		rd = sched_clock_read_begin(&seq);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests for the PMUv3 driver's translation logic: attribute checks,
- * event mapping, exception level filters and counter allocation.
+ * event mapping, exception level filters, counter allocation and the
+ * user access (rdpmc) decisions.
  *
  * Built as part of arm_pmuv3.c (see the end of that file) so that the
  * static functions are tested as they are. Nothing here touches a PMU
@@ -278,8 +279,8 @@ static const struct test_attr_case test_attr_cases[] = {
 	  0, 0, false, -ENOENT },
 	{ "IMPDEF event trusted", TEST_PMU_V3, 0x00c0, 0, 0, false, 0 },
 	{ "exclude_idle", TEST_PMU_V3, TEST_CYCLES, 0, 0, true, -EOPNOTSUPP },
-	{ "rdpmc not offered", TEST_PMU_V3P5, TEST_CYCLES, ARMV8PMU_CFG1_RDPMC, 0, false,
-	  -EOPNOTSUPP },
+	{ "rdpmc on a CPU-wide event", TEST_PMU_V3P5, TEST_CYCLES, ARMV8PMU_CFG1_RDPMC, 0,
+	  false, -EINVAL },
 	{ "long with CHAIN", TEST_PMU_V3, TEST_CYCLES, ARMV8PMU_CFG1_LONG, 0, false, 0 },
 	{ "long without CHAIN", TEST_PMU_V3_NO_CHAIN, ARMV8_PMUV3_PERFCTR_INST_RETIRED,
 	  ARMV8PMU_CFG1_LONG, 0, false, -EOPNOTSUPP },
@@ -312,6 +313,122 @@ static void test_attr_errno(struct kunit *test)
 
 	ret = test_init_event(event);
 	KUNIT_EXPECT_EQ(test, ret < 0 ? ret : 0, c->err);
+}
+
+/* ---- Direct user access (rdpmc) ---- */
+
+#define TEST_RDPMC		ARMV8PMU_CFG1_RDPMC
+#define TEST_RDPMC_LONG		(ARMV8PMU_CFG1_RDPMC | ARMV8PMU_CFG1_LONG)
+
+/* PERF_TYPE_HARDWARE is 0, so the PMU's own type needs a marker of its own */
+#define TEST_OWN_TYPE		U32_MAX
+
+struct test_user_case {
+	const char *desc;
+	enum test_pmu_id pmu;
+	u32 type;
+	u64 config1;
+	bool task_bound;
+	unsigned int nr_pmus;
+	int err;
+};
+
+static const struct test_user_case test_user_cases[] = {
+	{ "task event, own type", TEST_PMU_V3, TEST_OWN_TYPE, TEST_RDPMC, true, 1, 0 },
+	{ "task event, raw type, one PMU", TEST_PMU_V3, PERF_TYPE_RAW, TEST_RDPMC, true, 1, 0 },
+	{ "task event, generic type, one PMU", TEST_PMU_V3, PERF_TYPE_HARDWARE, TEST_RDPMC,
+	  true, 1, 0 },
+	{ "CPU-wide event", TEST_PMU_V3P5, TEST_OWN_TYPE, TEST_RDPMC, false, 1, -EINVAL },
+	{ "generic type, two PMUs", TEST_PMU_V3P5, PERF_TYPE_HARDWARE, TEST_RDPMC, true, 2,
+	  -EOPNOTSUPP },
+	{ "raw type, two PMUs", TEST_PMU_V3P5, PERF_TYPE_RAW, TEST_RDPMC, true, 2,
+	  -EOPNOTSUPP },
+	{ "own type, two PMUs", TEST_PMU_V3P5, TEST_OWN_TYPE, TEST_RDPMC, true, 2, 0 },
+	{ "long with 64-bit counters", TEST_PMU_V3P5, TEST_OWN_TYPE, TEST_RDPMC_LONG, true, 1,
+	  0 },
+	{ "long with CHAIN only", TEST_PMU_V3, TEST_OWN_TYPE, TEST_RDPMC_LONG, true, 1,
+	  -EOPNOTSUPP },
+	{ "long without CHAIN", TEST_PMU_V3_NO_CHAIN, TEST_OWN_TYPE, TEST_RDPMC_LONG, true, 1,
+	  -EOPNOTSUPP },
+};
+
+KUNIT_ARRAY_PARAM_DESC(test_user, test_user_cases, desc);
+
+static void test_user_access_errno(struct kunit *test)
+{
+	const struct test_user_case *c = test->param_value;
+	struct perf_event_attr attr = {
+		.type = c->type == TEST_OWN_TYPE ? TEST_PMU_TYPE : c->type,
+		.config1 = c->config1,
+	};
+
+	KUNIT_EXPECT_EQ(test, armv8pmu_check_user_access(test_pmu(test, c->pmu), &attr,
+							 c->task_bound, c->nr_pmus),
+			c->err);
+}
+
+/* Through event_init: the task-bound state comes from the event itself */
+static void test_user_access_needs_task(struct kunit *test)
+{
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3P5);
+	struct perf_event *event;
+
+	event = test_event(test, cpu_pmu, TEST_PMU_TYPE, TEST_CYCLES, TEST_RDPMC);
+	KUNIT_EXPECT_EQ(test, test_init_event(event), -EINVAL);
+
+	event = test_event(test, cpu_pmu, TEST_PMU_TYPE, TEST_CYCLES, TEST_RDPMC);
+	event->attach_state = PERF_ATTACH_TASK;
+	KUNIT_EXPECT_EQ(test, test_init_event(event), TEST_CYCLES);
+}
+
+/* A 32-bit user reader masks the counter: the kernel must wrap at 32 too */
+static void test_user_access_width_follows_long(struct kunit *test)
+{
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3P5);
+	struct perf_event *event;
+
+	event = test_event(test, cpu_pmu, TEST_PMU_TYPE, TEST_CYCLES, TEST_RDPMC);
+	event->attach_state = PERF_ATTACH_TASK;
+	KUNIT_ASSERT_GE(test, test_init_event(event), 0);
+	KUNIT_EXPECT_FALSE(test, event->hw.flags & ARMPMU_EVT_64BIT);
+
+	event = test_event(test, cpu_pmu, TEST_PMU_TYPE, TEST_CYCLES, TEST_RDPMC_LONG);
+	event->attach_state = PERF_ATTACH_TASK;
+	KUNIT_ASSERT_GE(test, test_init_event(event), 0);
+	KUNIT_EXPECT_TRUE(test, event->hw.flags & ARMPMU_EVT_64BIT);
+}
+
+/* perf's user page has no index for PMICNTR_EL0 */
+static void test_user_access_avoids_instruction_counter(struct kunit *test)
+{
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3P9);
+	struct perf_event_attr attr = { .config1 = TEST_RDPMC };
+
+	KUNIT_EXPECT_EQ(test, armv8pmu_dedicated_counter(cpu_pmu, &attr,
+							 ARMV8_PMUV3_PERFCTR_INST_RETIRED), -1);
+	KUNIT_EXPECT_EQ(test, armv8pmu_dedicated_counter(cpu_pmu, &attr,
+							 ARMV8_PMUV3_PERFCTR_CPU_CYCLES),
+			ARMV8_PMU_CYCLE_IDX);
+}
+
+static void test_user_index_is_counter_plus_one(struct kunit *test)
+{
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3P5);
+	struct perf_event *event;
+	int saved = armv8pmu_user_access_on;
+
+	event = test_event(test, cpu_pmu, TEST_PMU_TYPE, TEST_CYCLES, TEST_RDPMC);
+	event->hw.idx = ARMV8_PMU_CYCLE_IDX;
+
+	WRITE_ONCE(armv8pmu_user_access_on, 0);
+	KUNIT_EXPECT_EQ(test, armv8pmu_user_index(event), 0);
+	WRITE_ONCE(armv8pmu_user_access_on, 1);
+	KUNIT_EXPECT_EQ(test, armv8pmu_user_index(event), 32);
+	event->hw.idx = 0;
+	KUNIT_EXPECT_EQ(test, armv8pmu_user_index(event), 1);
+	event->attr.config1 = 0;
+	KUNIT_EXPECT_EQ(test, armv8pmu_user_index(event), 0);
+	WRITE_ONCE(armv8pmu_user_access_on, saved);
 }
 
 /* ---- Counter width and threshold encoding ---- */
@@ -608,6 +725,11 @@ static struct kunit_case armv8pmu_test_cases[] = {
 	KUNIT_CASE(test_filter_lands_in_config_base),
 	KUNIT_CASE_PARAM(test_event_mapping, test_map_gen_params),
 	KUNIT_CASE_PARAM(test_attr_errno, test_attr_gen_params),
+	KUNIT_CASE_PARAM(test_user_access_errno, test_user_gen_params),
+	KUNIT_CASE(test_user_access_needs_task),
+	KUNIT_CASE(test_user_access_width_follows_long),
+	KUNIT_CASE(test_user_access_avoids_instruction_counter),
+	KUNIT_CASE(test_user_index_is_counter_plus_one),
 	KUNIT_CASE_PARAM(test_counter_width, test_width_gen_params),
 	KUNIT_CASE(test_threshold_fields_fill_th_and_tc),
 	KUNIT_CASE(test_zero_threshold_leaves_evtype_alone),

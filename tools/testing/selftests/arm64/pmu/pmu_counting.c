@@ -116,7 +116,8 @@ static void test_user_exact(void)
 			int64_t got = pmu_measure(fd, n);
 
 			if (got != (int64_t)want) {
-				ksft_print_msg("iters %lu run %u: instructions:u %" PRId64 ", expected %" PRIu64 "\n",
+				ksft_print_msg("iters %lu run %u: instructions:u %" PRId64
+					       ", expected %" PRIu64 "\n",
 					       n, r, got, want);
 				pass = false;
 			}
@@ -202,7 +203,8 @@ static void test_kernel_only(void)
 	}
 	limit = 2 * (int64_t)(LONG_ITERS - SHORT_ITERS) *
 		KERNEL_GROWTH_PCT / 100;
-	ksft_print_msg("instructions:k (min of %d) %lu iters: %" PRId64 ", %lu iters: %" PRId64 ", growth limit %" PRId64 "\n",
+	ksft_print_msg("instructions:k (min of %d) %lu iters: %" PRId64 ", %lu iters: %" PRId64
+		       ", growth limit %" PRId64 "\n",
 		       KERNEL_REPEATS, SHORT_ITERS, k_short, LONG_ITERS, k_long,
 		       limit);
 	/* The enable/disable system calls themselves run in the kernel. */
@@ -238,7 +240,8 @@ static void test_levels_sum(void)
 			all = pmu_read_count(fds[0]);
 			u = pmu_read_count(fds[1]);
 			k = pmu_read_count(fds[2]);
-			ksft_print_msg("run %d: all %" PRId64 " user %" PRId64 " kernel %" PRId64 " diff %" PRId64 "\n",
+			ksft_print_msg("run %d: all %" PRId64 " user %" PRId64 " kernel %" PRId64
+				       " diff %" PRId64 "\n",
 				       r, all, u, k, all - (u + k));
 			pass = u > 0 && k > 0 &&
 			       pmu_absdiff(all, u + k) <= LEVELS_SLACK;
@@ -299,7 +302,8 @@ static void test_cycles_vs_instructions(void)
 		cyc = pmu_read_count(fds[1]);
 	}
 	slack = ins * CYCLES_PCT / 100 + CYCLES_SLACK;
-	ksft_print_msg("cycles:u %" PRId64 ", instructions:u %" PRId64 ", allowed difference %" PRId64 "\n",
+	ksft_print_msg("cycles:u %" PRId64 ", instructions:u %" PRId64
+		       ", allowed difference %" PRId64 "\n",
 		       cyc, ins, slack);
 	pass = ins == (int64_t)pmu_expected_user(LONG_ITERS) && cyc > 0 &&
 	       (int64_t)pmu_absdiff(cyc, ins) <= slack;

@@ -136,7 +136,8 @@ int main(void)
 		events = MAX_EVENTS;
 	pmu_sysfs_u64(&pmu, "perf_event_mux_interval_ms", &interval_ms);
 	need_ns = ROTATIONS * interval_ms * 1000000ULL;
-	ksft_print_msg("%d events, mux interval %" PRIu64 " ms, running for at least %" PRIu64 " ns\n",
+	ksft_print_msg("%d events, mux interval %" PRIu64 " ms, running for at least %" PRIu64
+		       " ns\n",
 		       events, interval_ms, need_ns);
 
 	if (open_events(fds, events))
@@ -157,7 +158,8 @@ int main(void)
 			(double)r[i].value * r[i].enabled / r[i].running : 0;
 		double err = (scaled - truth) * 100.0 / truth;
 
-		ksft_print_msg("event %2d: count %" PRIu64 " enabled %" PRIu64 " running %" PRIu64 " scaled %.0f (%+.3f%%)\n",
+		ksft_print_msg("event %2d: count %" PRIu64 " enabled %" PRIu64 " running %" PRIu64
+			       " scaled %.0f (%+.3f%%)\n",
 			       i, r[i].value, r[i].enabled, r[i].running,
 			       scaled, err);
 		all_ran &= r[i].running > 0;
@@ -168,7 +170,8 @@ int main(void)
 		if (r[i].enabled > enabled_max)
 			enabled_max = r[i].enabled;
 	}
-	ksft_print_msg("%d windows, true count %" PRId64 "; running time %" PRIu64 " ns over %d counters x %" PRIu64 " ns\n",
+	ksft_print_msg("%d windows, true count %" PRId64 "; running time %" PRIu64
+		       " ns over %d counters x %" PRIu64 " ns\n",
 		       windows, truth, busy, counters, enabled_max);
 
 	pmu_result(counters >= 1 && all_ran && shared,

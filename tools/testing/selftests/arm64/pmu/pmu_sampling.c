@@ -147,7 +147,8 @@ static void check_run(const char *ev, int err, const struct sample_run *run,
 
 		if (s->ip < lo || s->ip >= hi) {
 			if (bad_ip++ < 4)
-				ksft_print_msg("%s sample %u: ip 0x%" PRIx64 " outside loop [0x%" PRIx64 ", 0x%" PRIx64 ")\n",
+				ksft_print_msg("%s sample %u: ip 0x%" PRIx64
+					       " outside loop [0x%" PRIx64 ", 0x%" PRIx64 ")\n",
 					       ev, i, s->ip, lo, hi);
 		}
 		if (s->pid != (uint32_t)getpid() ||
@@ -157,7 +158,9 @@ static void check_run(const char *ev, int err, const struct sample_run *run,
 					       ev, i, s->pid, s->tid, s->period);
 		}
 	}
-	ksft_print_msg("%s: %u samples (expected %" PRIu64 " +-1 for %" PRIu64 " instructions, period %lu), event count %" PRId64 ", lost %u, throttle %u\n",
+	ksft_print_msg("%s: %u samples (expected %" PRIu64 " +-1 for %" PRIu64
+		       " instructions, period %lu), event count %" PRId64
+		       ", lost %u, throttle %u\n",
 		       ev, run->nr_samples, expect, loop, PERIOD, run->count,
 		       run->nr_lost, run->nr_throttle);
 
@@ -200,7 +203,7 @@ int main(void)
 	err = sample_loop(PERF_COUNT_HW_INSTRUCTIONS, &run);
 	check_run("instructions", err, &run,
 		  stock && !strcmp(stock, "1") ?
-		  "PMU_QEMU_STOCK=1: stock QEMU raises instruction-counter overflow interrupts late, outside the loop" :
+		  "PMU_QEMU_STOCK=1: stock QEMU raises overflow interrupts late" :
 		  NULL);
 
 	ksft_finished();

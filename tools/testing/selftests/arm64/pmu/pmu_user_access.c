@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Direct EL0 reads of PMU counters (kernel.perf_user_access and the rdpmc
+ * format bit, config1:1):
+ *
+ *   - with the sysctl on, a task's rdpmc event shows cap_user_rdpmc, an
+ *     index and a width in its user page, and reading the counter with
+ *     mrs under the page's sequence count gives the count read() gives;
+ *   - refusals: a CPU-wide rdpmc event (EINVAL), long (config1:0) with
+ *     rdpmc on a PMU without 64-bit event counters (EOPNOTSUPP);
+ *   - no leak: a task without an rdpmc event traps (SIGILL) on mrs, even
+ *     right after a task with access ran on the same CPU; a task with
+ *     access reads 0 from counters it does not own; clearing the sysctl
+ *     makes the next read trap.
+ *
+ * The sysctl is restored on exit.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "pmu_lib.h"
+#include "pmu_user_read.h"
+
+#define SYSCTL		"/proc/sys/kernel/perf_user_access"
+#define ITERS		100000UL
+/* What the C code between a user read and the disabling ioctl may run */
+#define READ_SLACK	64
+
+static struct pmu_info pmu;
+static char saved_sysctl = '0';
+
+static int sysctl_set(char val)
+{
+	int fd = open(SYSCTL, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, &val, 1);
+	close(fd);
+	return n == 1 ? 0 : -EIO;
+}
+
+static void sysctl_restore(void)
+{
+	sysctl_set(saved_sysctl);
+}
+
+/* Exactly 2 * n user instructions once inlined */
+static inline void spin(unsigned long n)
+{
+	asm volatile("1:	subs	%0, %0, #1\n\t"
+		     "b.ne	1b" : "+r" (n) : : "cc");
+}
+
+/* mrs that may trap: SIGILL ends in trap_jmp */
+static sigjmp_buf trap_jmp;
+
+static void on_sigill(int sig)
+{
+	siglongjmp(trap_jmp, 1);
+}
+
+/* 1 if reading counter index (perf numbering, 32 = cycles) traps */
+static int traps(uint32_t index, uint64_t *val)
+{
+	struct sigaction sa = { .sa_handler = on_sigill };
+	struct sigaction old;
+	int trapped = 0;
+
+	sigaction(SIGILL, &sa, &old);
+	if (sigsetjmp(trap_jmp, 1))
+		trapped = 1;
+	else if (index == PMU_USER_CYCLE_INDEX)
+		*val = pmu_user_cycle_counter();
+	else
+		*val = pmu_user_event_counter(index - 1);
+	sigaction(SIGILL, &old, NULL);
+	return trapped;
+}
+
+struct user_event {
+	int fd;
+	struct perf_event_mmap_page *pc;
+};
+
+/* Open (-errno on failure) an EL0-only event of this task and map its page */
+static int user_event_open(struct user_event *ev, uint64_t evt, uint64_t config1)
+{
+	struct perf_event_attr attr;
+	void *page;
+
+	pmu_attr_user(&attr, pmu.type, evt);
+	attr.config1 = config1;
+	ev->fd = pmu_open(&attr, -1);
+	if (ev->fd < 0)
+		return ev->fd;
+	page = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, ev->fd, 0);
+	if (page == MAP_FAILED) {
+		close(ev->fd);
+		return -errno;
+	}
+	ev->pc = page;
+	return 0;
+}
+
+static void user_event_close(struct user_event *ev)
+{
+	munmap((void *)ev->pc, sysconf(_SC_PAGESIZE));
+	close(ev->fd);
+}
+
+/* Run everything on one CPU, so that a child shares the parent's PMU */
+static void pin_to_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		ksft_print_msg("sched_setaffinity: %s\n", strerror(errno));
+}
+
+/* Is this PMU's counting width 64 bits? Any event's page says so */
+static int counter_width(void)
+{
+	struct user_event ev;
+	int width;
+
+	if (user_event_open(&ev, ARMV8_EVT_INST_RETIRED, 0))
+		return -1;
+	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
+	width = ev.pc->pmc_width;
+	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
+	user_event_close(&ev);
+	return width;
+}
+
+static void test_page(void)
+{
+	struct user_event ev;
+	bool ok;
+
+	if (user_event_open(&ev, ARMV8_EVT_INST_RETIRED, PMU_CFG1_RDPMC)) {
+		pmu_result(false, "rdpmc_page_describes_counter");
+		return;
+	}
+	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
+	ok = ev.pc->cap_user_rdpmc && ev.pc->index >= 1 && ev.pc->index <= 31 &&
+	     ev.pc->pmc_width == 32;
+	ksft_print_msg("cap_user_rdpmc %u index %u pmc_width %u\n",
+		       (unsigned int)ev.pc->cap_user_rdpmc, ev.pc->index,
+		       (unsigned int)ev.pc->pmc_width);
+	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
+	user_event_close(&ev);
+	pmu_result(ok, "rdpmc_page_describes_counter");
+}
+
+/* User reads around spin(n): their difference; 0 on failure */
+static uint64_t user_delta(struct user_event *ev, unsigned long n)
+{
+	uint64_t a, b;
+
+	if (!pmu_user_read(ev->pc, &a))
+		return 0;
+	spin(n);
+	if (!pmu_user_read(ev->pc, &b))
+		return 0;
+	return b - a;
+}
+
+/*
+ * The reads' own instructions cancel out between two windows; what is
+ * left is the loop, exactly. read() after the window adds only the C code
+ * between the last user read and the disabling ioctl.
+ */
+static void test_exact(const char *name, uint64_t config1)
+{
+	uint64_t d1, d2, last, total;
+	struct user_event ev;
+	int ret, tries;
+	bool ok;
+
+	ret = user_event_open(&ev, ARMV8_EVT_INST_RETIRED, config1 | PMU_CFG1_RDPMC);
+	if (ret) {
+		ksft_print_msg("%s: open: %s\n", name, strerror(-ret));
+		pmu_result(false, name);
+		return;
+	}
+	ioctl(ev.fd, PERF_EVENT_IOC_RESET, 0);
+	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
+	/* A read retried after preemption runs longer: allow three tries */
+	for (tries = 0; tries < 3; tries++) {
+		d1 = user_delta(&ev, ITERS);
+		d2 = user_delta(&ev, 2 * ITERS);
+		if (d2 - d1 == 2 * ITERS)
+			break;
+	}
+	ok = pmu_user_read(ev.pc, &last);
+	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
+	total = pmu_read_count(ev.fd);
+
+	ksft_print_msg("%s: width %u, deltas %" PRIu64 " %" PRIu64
+		       ", user %" PRIu64 ", read() %" PRIu64 "\n", name,
+		       (unsigned int)ev.pc->pmc_width, d1, d2, last, total);
+	ok = ok && d1 && d2 && d2 - d1 == 2 * ITERS &&
+	     total >= last && total - last <= READ_SLACK;
+	user_event_close(&ev);
+	pmu_result(ok, name);
+}
+
+static void test_cycles(void)
+{
+	struct user_event ev;
+	uint64_t a = 0, b = 0;
+	bool ok;
+
+	if (user_event_open(&ev, ARMV8_EVT_CPU_CYCLES, PMU_CFG1_RDPMC)) {
+		pmu_result(false, "rdpmc_cycles_on_pmccntr");
+		return;
+	}
+	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
+	ok = ev.pc->index == PMU_USER_CYCLE_INDEX && pmu_user_read(ev.pc, &a);
+	spin(ITERS);
+	ok = ok && pmu_user_read(ev.pc, &b) && b > a;
+	ksft_print_msg("cycles: index %u, %" PRIu64 " -> %" PRIu64 "\n",
+		       ev.pc->index, a, b);
+	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
+	user_event_close(&ev);
+	pmu_result(ok, "rdpmc_cycles_on_pmccntr");
+}
+
+static void test_refusals(int width)
+{
+	struct perf_event_attr attr;
+	struct user_event ev;
+	int fd, ret;
+
+	pmu_attr_user(&attr, pmu.type, ARMV8_EVT_INST_RETIRED);
+	attr.config1 = PMU_CFG1_RDPMC;
+	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, 0);
+	ret = fd < 0 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	pmu_result(ret == -EINVAL, "rdpmc_cpu_wide_einval");
+
+	ret = user_event_open(&ev, ARMV8_EVT_INST_RETIRED, PMU_CFG1_RDPMC | PMU_CFG1_LONG);
+	if (width == 64) {
+		if (!ret)
+			user_event_close(&ev);
+		pmu_skip("rdpmc_long_without_64bit_eopnotsupp",
+			 "this PMU has 64-bit event counters");
+	} else {
+		if (!ret)
+			user_event_close(&ev);
+		pmu_result(ret == -EOPNOTSUPP, "rdpmc_long_without_64bit_eopnotsupp");
+	}
+}
+
+/* A child with no event of its own, on the same CPU: mrs must trap */
+static void test_child_without_event_traps(void)
+{
+	struct user_event ev;
+	uint64_t v;
+	pid_t pid;
+	int status = 0;
+
+	if (user_event_open(&ev, ARMV8_EVT_INST_RETIRED, PMU_CFG1_RDPMC)) {
+		pmu_result(false, "child_without_rdpmc_event_traps");
+		return;
+	}
+	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
+	/* Access is live on this CPU right up to the fork */
+	if (!pmu_user_read(ev.pc, &v))
+		ksft_print_msg("parent could not read its own counter\n");
+
+	pid = fork();
+	if (pid == 0)
+		_exit(traps(PMU_USER_CYCLE_INDEX, &v) && traps(1, &v) ? 0 : 1);
+	waitpid(pid, &status, 0);
+	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
+	user_event_close(&ev);
+	pmu_result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "child_without_rdpmc_event_traps");
+}
+
+/*
+ * Leave counts in counters 0-1 (two plain events), then take access with
+ * one rdpmc event on the cycle counter: event counters 0 and 1 are no
+ * longer anyone's and must read 0.
+ */
+static void test_unowned_counters_read_zero(void)
+{
+	struct perf_event_attr attr;
+	struct user_event ev;
+	uint64_t c0 = 1, c1 = 1;
+	int fds[2], i;
+	bool ok;
+
+	pmu_attr_user(&attr, pmu.type, ARMV8_EVT_INST_RETIRED);
+	for (i = 0; i < 2; i++)
+		fds[i] = pmu_open(&attr, -1);
+	for (i = 0; i < 2; i++)
+		ioctl(fds[i], PERF_EVENT_IOC_ENABLE, 0);
+	spin(ITERS);
+	for (i = 0; i < 2; i++) {
+		ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0);
+		if (pmu_read_count(fds[i]) <= 0)
+			ksft_print_msg("plain event %d counted nothing\n", i);
+		close(fds[i]);
+	}
+
+	if (user_event_open(&ev, ARMV8_EVT_CPU_CYCLES, PMU_CFG1_RDPMC)) {
+		pmu_result(false, "unowned_counters_read_zero");
+		return;
+	}
+	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
+	ok = ev.pc->index == PMU_USER_CYCLE_INDEX &&
+	     !traps(1, &c0) && !traps(2, &c1) && !c0 && !c1;
+	ksft_print_msg("unowned counters 0, 1: %" PRIu64 " %" PRIu64 "\n", c0, c1);
+	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
+	user_event_close(&ev);
+	pmu_result(ok, "unowned_counters_read_zero");
+}
+
+static void test_sysctl_off_revokes(void)
+{
+	struct user_event ev;
+	uint64_t v;
+	bool before, after;
+
+	if (user_event_open(&ev, ARMV8_EVT_INST_RETIRED, PMU_CFG1_RDPMC)) {
+		pmu_result(false, "sysctl_off_mid_run_traps");
+		return;
+	}
+	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
+	before = !traps(ev.pc->index, &v);
+	sysctl_set('0');
+	after = traps(ev.pc->index, &v);
+	sysctl_set('1');
+	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
+	user_event_close(&ev);
+	ksft_print_msg("read before: %s, after sysctl 0: %s\n",
+		       before ? "ok" : "trapped", after ? "trapped" : "ok");
+	pmu_result(before && after, "sysctl_off_mid_run_traps");
+}
+
+int main(void)
+{
+	char buf[8];
+	int width;
+
+	ksft_print_header();
+	pmu_find_or_skip(&pmu);
+	if (pmu_read_sysfs(SYSCTL, buf, sizeof(buf)))
+		ksft_exit_fail_msg(SYSCTL " is missing\n");
+	saved_sysctl = buf[0];
+	atexit(sysctl_restore);
+	pin_to_cpu0();
+	ksft_set_plan(10);
+
+	/* Before anything is granted: no rdpmc event, so mrs traps */
+	{
+		uint64_t v;
+
+		pmu_result(traps(PMU_USER_CYCLE_INDEX, &v), "no_event_traps");
+	}
+
+	if (sysctl_set('1'))
+		ksft_exit_fail_msg("cannot write " SYSCTL "\n");
+	width = counter_width();
+	ksft_print_msg("counting width %d\n", width);
+
+	test_page();
+	test_exact("rdpmc_user_read_matches_read", 0);
+	if (width == 64)
+		test_exact("rdpmc_long_user_read_matches_read", PMU_CFG1_LONG);
+	else
+		pmu_skip("rdpmc_long_user_read_matches_read",
+			 "no 64-bit event counters (long is refused)");
+	test_cycles();
+	test_refusals(width);
+	test_child_without_event_traps();
+	test_unowned_counters_read_zero();
+	test_sysctl_off_revokes();
+
+	ksft_finished();
+}
