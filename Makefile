@@ -3,6 +3,8 @@
 #
 #   make demo     boot the patched kernel and show perf on our PMU driver
 #   make check    run every test; prints "N passed, N failed, N skipped"
+#   make bench    hot-path costs of our driver against the base's, in guest
+#                 instructions (reported, never asserted)
 #
 # Machine knobs for qemu/run/demo: SMP=, QEMU_CPU=, KVM_MODE=vhe|nvhe,
 # APPEND=, SHARE=dir, CMD='...'. Build outputs live in $(CACHE), outside
@@ -12,11 +14,11 @@ H := harness
 export CACHE ?= $(HOME)/.cache/arm64-pmu
 
 .PHONY: help deps need-deps base kernel perf tests initramfs qemu run demo \
-	check series series-check
+	check series series-check bench
 
 help:
 	@sed -n 's/^#   //p' Makefile
-	@echo "other targets: deps base kernel perf tests initramfs qemu run series"
+	@echo "other targets: deps base kernel perf tests initramfs qemu run series series-check"
 
 deps:
 	$(H)/deps.sh
@@ -57,3 +59,6 @@ series: need-deps
 
 series-check: need-deps
 	@$(H)/series-check.sh
+
+bench: need-deps
+	@$(H)/bench.sh

@@ -16,11 +16,16 @@ PACKAGES=(
 	linux-source-6.12
 	busybox-static:arm64
 	libc6-dev:arm64 libelf-dev:arm64 libtraceevent-dev:arm64 zlib1g-dev:arm64
+	ninja-build python3-venv patch libglib2.0-dev libfdt-dev libpixman-1-dev
+	zlib1g-dev
 )
+# Our QEMU (harness/qemu) needs meson >= 1.5 and pycotap: bookworm-backports.
+BACKPORTS=(meson python3-pycotap)
+BACKPORTS_LIST=/etc/apt/sources.list.d/bookworm-backports.list
 
 missing() {
 	local p
-	for p in "${PACKAGES[@]}"; do
+	for p in "${PACKAGES[@]}" "${BACKPORTS[@]}"; do
 		dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 			echo "$p"
 	done
@@ -32,7 +37,13 @@ fi
 
 [ "$(id -u)" = 0 ] || { echo "deps: run as root (apt-get install)" >&2; exit 1; }
 dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	echo "[deps] enabling bookworm-backports in $BACKPORTS_LIST" >&2
+	echo 'deb http://deb.debian.org/debian bookworm-backports main' > "$BACKPORTS_LIST"
+fi
 echo "[deps] apt-get update" >&2
 apt-get update -q >&2
 echo "[deps] installing: ${PACKAGES[*]}" >&2
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${PACKAGES[@]}" >&2
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	-t bookworm-backports "${BACKPORTS[@]}" >&2

@@ -18,7 +18,7 @@ is_arm64_elf "$BUSYBOX" || die "$BUSYBOX is not arm64: run 'make deps' (busybox-
 is_arm64_elf "$PERF_BIN" || die "$PERF_BIN is not an arm64 perf"
 
 OUT=$CACHE/initramfs/$(hash_inputs "$BUSYBOX" "$PERF_BIN" "$TESTS_DIR" \
-	"$HARNESS/plans" "$HARNESS/guest" "$0").cpio
+	"$HARNESS/plans" "$HARNESS/guest" "$HARNESS/qemu/guest" "$0").cpio
 if [ ! -f "$OUT" ]; then
 	root=$(mktemp -d)
 	trap 'rm -rf "$root"' EXIT
@@ -29,6 +29,11 @@ if [ ! -f "$OUT" ]; then
 	install -m 755 "$HARNESS/guest/init" "$root/init"
 	"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/known-loop" \
 		"$HARNESS/guest/loop.S"
+	# Workloads of known exception and branch counts for the QEMU models
+	for w in svc-loop long-loop; do
+		"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/$w" \
+			"$HARNESS/qemu/guest/$w.S"
+	done
 	find "$TESTS_DIR" -maxdepth 1 -type f -perm -u+x -exec install -m 755 {} "$root/tests/" \;
 	cp "$HARNESS"/plans/* "$root/plans/" 2>/dev/null || true
 	echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"

@@ -9,14 +9,16 @@
 # Machine knobs (environment): SMP (1), QEMU_CPU (max), KVM_MODE (vhe|nvhe),
 # ICOUNT (shift=0,sleep=off; empty to disable), MEM (1G), APPEND (extra
 # kernel arguments), SHARE (host folder mounted at /share over virtio-9p),
-# QEMU (binary), TIMEOUT (seconds, run only; default 900), KUNIT=1 (run
+# QEMU (binary; default: ours, built by harness/qemu/build.sh), TIMEOUT (seconds, run only; default 900), KUNIT=1 (run
 # the built-in KUnit suites at boot).
 # With one vCPU and -icount shift=0,sleep=off the guest is deterministic:
 # an instruction count of a known loop is exact and repeatable.
 
 . "$(dirname "$0")/lib.sh"
 
-QEMU=${QEMU:-qemu-system-aarch64}
+# Our QEMU, with the PMU models the tests rely on (harness/qemu/README.md);
+# QEMU=qemu-system-aarch64 runs Debian's instead.
+QEMU=${QEMU:-$("$HARNESS/qemu/build.sh" | tail -n 1)}
 SMP=${SMP:-1}
 QEMU_CPU=${QEMU_CPU:-max}
 KVM_MODE=${KVM_MODE:-vhe}

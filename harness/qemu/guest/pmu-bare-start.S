@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Entry, EL2 vectors and the measured loops of pmu-bare.c. Each loop
+ * enables the counters in x1, runs, and disables them again, so what the
+ * counters see between the two writes is known to the instruction.
+ */
+	.section .text.start, "ax"
+	.global _start
+_start:
+	ldr	x0, =stack_top
+	mov	sp, x0
+	adr	x0, vectors
+	msr	vbar_el2, x0
+	isb
+	bl	main
+	/* PSCI SYSTEM_OFF: SMC is the virt board's conduit when it has EL2 */
+	ldr	x0, =0x84000008
+	smc	#0
+	ldr	x0, =0x84000008
+	hvc	#0
+1:	wfi
+	b	1b
+
+	.text
+/* branch_loop(n, counters): n b.ne, the last one not taken */
+	.global branch_loop
+branch_loop:
+	msr	pmcntenset_el0, x1
+	isb
+1:	subs	x0, x0, #1
+	b.ne	1b
+	msr	pmcntenclr_el0, x1
+	isb
+	ret
+
+/* hvc_loop(n, counters): n HVCs from EL2 to EL2, each returned by ERET */
+	.global hvc_loop
+hvc_loop:
+	msr	pmcntenset_el0, x1
+	isb
+1:	hvc	#0
+	subs	x0, x0, #1
+	b.ne	1b
+	msr	pmcntenclr_el0, x1
+	isb
+	ret
+
+/*
+ * insn_loop(n, counters): what INST_RETIRED counts between the enabling
+ * and the disabling write: isb, n * (subs, b.ne), and the disabling MSR.
+ */
+	.global insn_loop
+insn_loop:
+	msr	pmcntenset_el0, x1
+	isb
+1:	subs	x0, x0, #1
+	b.ne	1b
+	msr	pmcntenclr_el0, x1
+	isb
+	ret
+
+/*
+ * EL2 vectors: an HVC returns to the next instruction; anything else
+ * (an SMC with no EL3 is UNDEFINED) skips the instruction that caused it.
+ */
+	.balign 2048
+vectors:
+	.rept	16
+	.balign	128
+	b	sync
+	.endr
+sync:
+	mrs	x9, esr_el2
+	lsr	x9, x9, #26
+	cmp	x9, #0x16
+	b.eq	1f
+	mrs	x9, elr_el2
+	add	x9, x9, #4
+	msr	elr_el2, x9
+1:	eret
+
+	.bss
+	.balign	16
+	.space	16384
+stack_top:
