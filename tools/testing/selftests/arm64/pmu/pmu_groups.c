@@ -227,14 +227,46 @@ static void test_group_limit(void)
 	close_all(fds, m);
 }
 
+/*
+ * An architectural event of known count in the window (pmu_lib.h): user
+ * BR_RETIRED is one b.ne per iteration, as no other instruction of the
+ * window branches, and interrupts add none at EL0. Counted as one group
+ * with instructions:u, both must be exact together. (EXC_TAKEN is not:
+ * timer interrupts taken from EL0 during the window add to it.)
+ */
+static void test_exact_branch_group(void)
+{
+	const char *name = "group_br_retired_and_instructions_exact";
+	struct group_read gr;
+	int fds[2];
+	bool pass;
+
+	if (!pmu_event_advertised(&pmu, ARMV8_EVT_BR_RETIRED)) {
+		pmu_skip(name, "PMU does not count BR_RETIRED (Debian's QEMU)");
+		return;
+	}
+	fds[0] = open_member(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, -1, true);
+	fds[1] = open_member(pmu.type, ARMV8_EVT_BR_RETIRED, fds[0], false);
+	pass = fds[0] >= 0 && fds[1] >= 0 && !run_group(fds[0], ITERS, &gr) && gr.nr == 2;
+	if (pass) {
+		ksft_print_msg("instructions:u %" PRIu64 ", br_retired:u %" PRIu64 "\n",
+			       gr.v[0].value, gr.v[1].value);
+		pass = gr.v[0].value == pmu_expected_user(ITERS) && gr.v[1].value == ITERS &&
+		       gr.time_enabled == gr.time_running;
+	}
+	pmu_result(pass, name);
+	close_all(fds, 2);
+}
+
 int main(void)
 {
 	ksft_print_header();
 	pmu_find_or_skip(&pmu);
-	ksft_set_plan(9);
+	ksft_set_plan(10);
 
 	test_mixed_group();
 	test_group_limit();
+	test_exact_branch_group();
 
 	ksft_finished();
 }

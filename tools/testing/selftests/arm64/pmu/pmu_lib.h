@@ -51,6 +51,7 @@
 #define ARMV8_EVT_INST_RETIRED	0x08
 #define ARMV8_EVT_CPU_CYCLES	0x11
 #define ARMV8_EVT_CHAIN		0x1e
+#define ARMV8_EVT_BR_RETIRED	0x21
 
 /* config1 fields of the PMU's format/ directory. */
 #define PMU_CFG1_LONG		(1ULL << 0)
