@@ -29,11 +29,11 @@ if [ ! -f "$OUT" ]; then
 	install -m 755 "$HARNESS/guest/init" "$root/init"
 	"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/known-loop" \
 		"$HARNESS/guest/loop.S"
-	# Workloads of known exception and branch counts for the QEMU models
-	for w in svc-loop long-loop; do
-		"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/$w" \
-			"$HARNESS/qemu/guest/$w.S"
-	done
+	"${CROSS_COMPILE}gcc" -nostdlib -static -DLOOPS=0x80000001 \
+		-o "$root/usr/bin/long-loop" "$HARNESS/guest/loop.S"
+	# Known exception and branch counts for the QEMU models
+	"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/svc-loop" \
+		"$HARNESS/qemu/guest/svc-loop.S"
 	find "$TESTS_DIR" -maxdepth 1 -type f -perm -u+x -exec install -m 755 {} "$root/tests/" \;
 	cp "$HARNESS"/plans/* "$root/plans/" 2>/dev/null || true
 	echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"

@@ -965,6 +965,37 @@ static void armv8pmu_probe_cpu(void *info)
 		cpu_pmu->reg_pmmir = read_pmmir();
 }
 
+/* event_init: perf attributes to register values, and the user page */
+static void armv8pmu_wire_translation(struct arm_pmu *cpu_pmu)
+{
+	cpu_pmu->map_event = armv8pmu_event_map;
+	cpu_pmu->set_event_filter = armv8pmu_event_filter_set;
+	cpu_pmu->pmu.event_idx = armv8pmu_user_index;
+}
+
+/* add/del/read: placing events on counters, and driving those counters */
+static void armv8pmu_wire_counters(struct arm_pmu *cpu_pmu)
+{
+	cpu_pmu->get_event_idx = armv8pmu_counter_alloc;
+	cpu_pmu->clear_event_idx = armv8pmu_counter_free;
+	cpu_pmu->read_counter = armv8pmu_counter_read;
+	cpu_pmu->write_counter = armv8pmu_counter_write;
+	cpu_pmu->enable = armv8pmu_counter_enable;
+	cpu_pmu->disable = armv8pmu_counter_disable;
+}
+
+/*
+ * The CPU's PMU as a whole. Branch records (BRBE) will add pmu.sched_task
+ * here, per context.
+ */
+static void armv8pmu_wire_cpu(struct arm_pmu *cpu_pmu)
+{
+	cpu_pmu->handle_irq = armv8pmu_overflow_irq;
+	cpu_pmu->reset = armv8pmu_cpu_reset;
+	cpu_pmu->start = armv8pmu_counting_on;
+	cpu_pmu->stop = armv8pmu_counting_off;
+}
+
 /*
  * The framework registers the PMU and hands it to KVM (kvm_host_pmu_init())
  * once this returns.
@@ -981,28 +1012,9 @@ static int armv8pmu_init(struct arm_pmu *cpu_pmu, char *name)
 		return -ENODEV;
 
 	cpu_pmu->name = name;
-
-	/* event_init: perf attributes to register values */
-	cpu_pmu->map_event = armv8pmu_event_map;
-	cpu_pmu->set_event_filter = armv8pmu_event_filter_set;
-
-	/* Placing events on counters, and driving those counters */
-	cpu_pmu->get_event_idx = armv8pmu_counter_alloc;
-	cpu_pmu->clear_event_idx = armv8pmu_counter_free;
-	cpu_pmu->enable = armv8pmu_counter_enable;
-	cpu_pmu->disable = armv8pmu_counter_disable;
-	cpu_pmu->read_counter = armv8pmu_counter_read;
-	cpu_pmu->write_counter = armv8pmu_counter_write;
-
-	/* This CPU's PMU as a whole */
-	cpu_pmu->start = armv8pmu_counting_on;
-	cpu_pmu->stop = armv8pmu_counting_off;
-	cpu_pmu->reset = armv8pmu_cpu_reset;
-	cpu_pmu->handle_irq = armv8pmu_overflow_irq;
-	/* Branch records (BRBE) will add pmu.sched_task here, per context */
-
-	/* What the user page tells a task reading its own counters */
-	cpu_pmu->pmu.event_idx = armv8pmu_user_index;
+	armv8pmu_wire_translation(cpu_pmu);
+	armv8pmu_wire_counters(cpu_pmu);
+	armv8pmu_wire_cpu(cpu_pmu);
 
 	cpu_pmu->attr_groups[ARMPMU_ATTR_GROUP_EVENTS] = &armv8pmu_events_group;
 	cpu_pmu->attr_groups[ARMPMU_ATTR_GROUP_FORMATS] = &armv8pmu_format_group;
