@@ -6,7 +6,8 @@
  * events are then run over a loop lasting many multiplexing intervals: each
  * must get a share of the counters, the counters must stay busy, and each
  * count scaled by time_enabled / time_running must estimate the true
- * instruction count of the loop.
+ * instruction count of the loop. Then groups of instructions and BR_RETIRED,
+ * twice as many as fit, must rotate with their members in step.
  */
 #include "pmu_lib.h"
 
@@ -32,6 +33,14 @@
  * N counters * time_enabled, less rotation gaps. Allowed: 10% short.
  */
 #define BUSY_PCT	10
+
+/* The most two-member groups opened at once */
+#define GROUP_MAX	32
+
+struct group_reading {
+	uint64_t nr, enabled, running;
+	uint64_t value[2];
+};
 
 struct reading {
 	uint64_t value, enabled, running;
@@ -111,6 +120,107 @@ static int count_counters(bool *exact_at_n)
 	return -1;
 }
 
+static int open_branch_groups(const struct pmu_info *pmu, int *fds, int n)
+{
+	struct perf_event_attr attr;
+	int i;
+
+	for (i = 0; i < 2 * n; i++) {
+		bool leader = !(i & 1);
+
+		pmu_attr_user(&attr, leader ? PERF_TYPE_HARDWARE : pmu->type,
+			      leader ? PERF_COUNT_HW_INSTRUCTIONS : ARMV8_EVT_BR_RETIRED);
+		attr.disabled = leader;
+		attr.read_format = PERF_FORMAT_GROUP |
+				   PERF_FORMAT_TOTAL_TIME_ENABLED |
+				   PERF_FORMAT_TOTAL_TIME_RUNNING;
+		fds[i] = pmu_open(&attr, leader ? -1 : fds[i - 1]);
+		if (fds[i] < 0) {
+			ksft_print_msg("open group member %d: %s\n", i,
+				       strerror(-fds[i]));
+			close_events(fds, i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Groups of {instructions:u, br_retired:u} rotate as units, so within a
+ * group both members see the same stretch of user code. In a window that
+ * is 2 instructions per branch (subs + b.ne) plus the window's own
+ * PMU_WINDOW_OVERHEAD branch-free instructions. A stretch that starts or
+ * ends between the subs and the b.ne of one iteration is off by one
+ * instruction at each end: for one group, |instructions - 2 * branches| is
+ * at most PMU_WINDOW_OVERHEAD per window plus 2 per time the group was
+ * scheduled in, which happens at most once per window and once per
+ * rotation. A member that started or stopped a single tick apart from its
+ * leader would be off by millions.
+ */
+static bool group_in_step(const struct group_reading *g, int windows,
+			  uint64_t interval_ns)
+{
+	uint64_t instr = g->value[0], branches = g->value[1];
+	uint64_t sched_ins = windows + g->enabled / interval_ns + 1;
+	uint64_t bound = windows * PMU_WINDOW_OVERHEAD + 2 * sched_ins;
+	uint64_t truth = windows * WINDOW_ITERS;
+	double scaled = g->running ?
+		(double)branches * g->enabled / g->running : 0;
+	double err = (scaled - truth) * 100.0 / truth;
+
+	ksft_print_msg("group: instructions %" PRIu64 " branches %" PRIu64
+		       " running %" PRIu64 "/%" PRIu64 " |i-2b| %" PRIu64
+		       " (bound %" PRIu64 ") scaled branches %+.3f%%\n",
+		       instr, branches, g->running, g->enabled,
+		       pmu_absdiff(instr, 2 * branches), bound, err);
+	return g->nr == 2 && g->running > 0 && g->running < g->enabled &&
+	       pmu_absdiff(instr, 2 * branches) <= bound &&
+	       err <= SCALE_PCT && err >= -SCALE_PCT;
+}
+
+/*
+ * Twice as many two-member groups as fit at once: each group's members
+ * must stay in step through every rotation.
+ */
+static void test_rotating_groups(const struct pmu_info *pmu, int counters,
+				 uint64_t interval_ms)
+{
+	const char *name = "overcommitted_groups_rotate_members_in_step";
+	static struct group_reading g[GROUP_MAX];
+	uint64_t need_ns = ROTATIONS * interval_ms * 1000000ULL;
+	int fds[2 * GROUP_MAX], groups = counters, windows = 0, i;
+	bool pass = true;
+
+	if (!pmu_event_advertised(pmu, ARMV8_EVT_BR_RETIRED)) {
+		pmu_skip(name, "PMU does not count BR_RETIRED (Debian's QEMU)");
+		return;
+	}
+	if (counters < 2) {
+		pmu_skip(name, "fewer than 2 counters: no room for a group of 2");
+		return;
+	}
+	if (groups > GROUP_MAX)
+		groups = GROUP_MAX;
+	if (open_branch_groups(pmu, fds, groups)) {
+		pmu_result(false, name);
+		return;
+	}
+	do {
+		if (pmu_run_prctl(WINDOW_ITERS))
+			ksft_exit_fail_msg("group window %d failed\n", windows);
+		windows++;
+		for (i = 0; i < groups; i++)
+			if (read(fds[2 * i], &g[i], sizeof(g[i])) != sizeof(g[i]))
+				ksft_exit_fail_msg("read group %d\n", i);
+	} while (g[0].enabled < need_ns && windows < MAX_WINDOWS);
+	ksft_print_msg("%d groups of 2 over %d counters, %d windows\n",
+		       groups, counters, windows);
+	for (i = 0; i < groups; i++)
+		pass &= group_in_step(&g[i], windows, interval_ms * 1000000ULL);
+	close_events(fds, 2 * groups);
+	pmu_result(pass, name);
+}
+
 int main(void)
 {
 	static struct reading r[MAX_EVENTS];
@@ -122,7 +232,7 @@ int main(void)
 
 	ksft_print_header();
 	pmu_find_or_skip(&pmu);
-	ksft_set_plan(6);
+	ksft_set_plan(7);
 
 	counters = count_counters(&exact_at_n);
 	ksft_print_msg("instructions:u events that fit at once: %d\n",
@@ -183,6 +293,8 @@ int main(void)
 	pmu_result(counters >= 1 &&
 		   busy * 100 >= (100 - BUSY_PCT) * (uint64_t)counters * enabled_max,
 		   "overcommitted_counters_kept_busy");
+
+	test_rotating_groups(&pmu, counters, interval_ms);
 
 	ksft_finished();
 }
