@@ -10,7 +10,9 @@
 # ICOUNT (shift=0,sleep=off; empty to disable), MEM (1G), APPEND (extra
 # kernel arguments), SHARE (host folder mounted at /share over virtio-9p),
 # QEMU (binary; default: ours, built by harness/qemu/build.sh), TIMEOUT (seconds, run only; default 900), KUNIT=1 (run
-# the built-in KUnit suites at boot).
+# the built-in KUnit suites at boot), DTB (a device tree to boot instead of
+# the one QEMU generates, made for the same SMP, QEMU_CPU and MEM: e.g.
+# DTB=$(SMP=2 harness/dt/hetero-dtb.sh), two PMUs over two sets of CPUs).
 # With one vCPU and -icount shift=0,sleep=off the guest is deterministic:
 # an instruction count of a known loop is exact and repeatable.
 
@@ -46,6 +48,10 @@ qemu_args() {
 		 -smp "$SMP" -m "$MEM" -kernel "$IMAGE" -initrd "$1"
 		 -append "$(kernel_args)" -nic none -no-reboot)
 	[ -n "$ICOUNT" ] && a+=(-icount "$ICOUNT")
+	if [ -n "${DTB:-}" ]; then
+		[ -f "$DTB" ] || die "DTB=$DTB is not a file"
+		a+=(-dtb "$DTB")
+	fi
 	if [ -n "${SHARE:-}" ]; then
 		[ -d "$SHARE" ] || die "SHARE=$SHARE is not a folder"
 		a+=(-fsdev "local,id=share,path=$(cd "$SHARE" && pwd),security_model=none"
