@@ -631,20 +631,21 @@ static void armv8pmu_userenr_set(u32 val)
 		write_pmuserenr(val);
 }
 
-/* Some event scheduled here is one the running task opened with rdpmc */
-static bool armv8pmu_user_access_due(const struct pmu_hw_events *cpuc)
+/*
+ * The running task has rdpmc events, scheduled on a counter or not. Access
+ * follows the task, not its events' places: rotation takes an event off
+ * its counter between a reader's look at the page and its mrs, and that
+ * mrs must find the sequence count moved, not trap. perf core counts the
+ * events flagged PERF_EVENT_FLAG_USER_READ_CNT in each context's nr_user.
+ */
+static bool armv8pmu_user_access_due(void)
 {
-	int idx;
+	struct perf_event_context *ctx;
 
 	if (!READ_ONCE(armv8pmu_user_access_on))
 		return false;
-
-	/* rdpmc events are all task-bound: on this CPU they are current's */
-	for_each_set_bit(idx, cpuc->used_mask, ARMPMU_MAX_HWEVENTS) {
-		if (cpuc->events[idx] && armv8pmu_event_rdpmc(cpuc->events[idx]))
-			return true;
-	}
-	return false;
+	ctx = perf_cpu_task_ctx();
+	return ctx && ctx->nr_user;
 }
 
 /*
@@ -729,14 +730,14 @@ static u32 armv8pmu_pmcr_mode(struct arm_pmu *cpu_pmu)
  * perf brackets every change of the events on a CPU (context switch,
  * rotation, add, remove) with pmu_disable/pmu_enable, which end here: user
  * access is dropped on the way in and granted again on the way out only if
- * the new set of events still calls for it. pmu_enable does not call us
- * when no counter is in use, and then access stays dropped.
+ * the task now running has rdpmc events. pmu_enable does not call us when
+ * no counter is in use, and then access stays dropped.
  */
 static void armv8pmu_counting_on(struct arm_pmu *cpu_pmu)
 {
 	struct pmu_hw_events *cpuc = this_cpu_ptr(cpu_pmu->hw_events);
 
-	if (armv8pmu_user_access_due(cpuc))
+	if (armv8pmu_user_access_due())
 		armv8pmu_user_access_grant(cpu_pmu, cpuc);
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu) | ARMV8_PMU_PMCR_E);
 }
@@ -923,6 +924,8 @@ static int armv8pmu_event_map(struct perf_event *event)
 	if ((event->attr.config1 & ARMV8PMU_CFG1_LONG) ||
 	    (armv8pmu_has_64bit_evcntrs(cpu_pmu) && !armv8pmu_event_rdpmc(event)))
 		event->hw.flags |= ARMPMU_EVT_64BIT;
+	if (armv8pmu_event_rdpmc(event))
+		event->hw.flags |= PERF_EVENT_FLAG_USER_READ_CNT;
 
 	return evnum;
 }

@@ -11,7 +11,9 @@
  *   - no leak: a task without an rdpmc event traps (SIGILL) on mrs, even
  *     right after a task with access ran on the same CPU; a task with
  *     access reads 0 from counters it does not own; clearing the sysctl
- *     makes the next read trap.
+ *     makes the next read trap;
+ *   - a reader keeps its access while rotation takes its event off and
+ *     puts it back on a counter: it falls back to read(), it never traps.
  *
  * The sysctl is restored on exit.
  */
@@ -21,6 +23,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "pmu_lib.h"
 #include "pmu_user_read.h"
@@ -29,6 +32,10 @@
 #define ITERS		100000UL
 /* What the C code between a user read and the disabling ioctl may run */
 #define READ_SLACK	64
+/* More events than any PMU has counters (31 + the cycle counter) */
+#define CROWD		33
+/* Multiplexing intervals a reader runs through */
+#define ROTATIONS	100
 
 static struct pmu_info pmu;
 static char saved_sysctl = '0';
@@ -349,6 +356,95 @@ static void test_sysctl_off_revokes(void)
 	pmu_result(before && after, "sysctl_off_mid_run_traps");
 }
 
+/* Guest time in ns: under -icount it advances with instructions */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * Read for span_ns, through the user page when it names a counter, else
+ * with read(); a trap is counted, not fatal. Values must never go back.
+ */
+static void read_through_rotations(struct user_event *ev, uint64_t span_ns,
+				   unsigned long *user, unsigned long *fallback,
+				   unsigned long *trapped, bool *monotonic)
+{
+	struct sigaction sa = { .sa_handler = on_sigill };
+	volatile unsigned long n_user = 0, n_fallback = 0, n_trapped = 0, i = 0;
+	volatile uint64_t last = 0;
+	uint64_t v, end = now_ns() + span_ns;
+	volatile bool mono = true;
+	struct sigaction old;
+
+	sigaction(SIGILL, &sa, &old);
+	/* Once, not per read: sigsetjmp() saving the mask is a system call */
+	if (sigsetjmp(trap_jmp, 1))
+		n_trapped++;
+	for (; (i % 64) || now_ns() < end; i++) {
+		if (pmu_user_read(ev->pc, &v)) {
+			n_user++;
+		} else {
+			v = pmu_read_count(ev->fd);
+			n_fallback++;
+		}
+		mono = mono && v >= last;
+		last = v;
+	}
+	sigaction(SIGILL, &old, NULL);
+	*user = n_user;
+	*fallback = n_fallback;
+	*trapped = n_trapped;
+	*monotonic = mono;
+}
+
+/*
+ * One group of the task's own events as large as the PMU takes fills every
+ * event counter, so rotation puts the rdpmc event and the group on the
+ * counters in turn, while the task reads. Access belongs to the task for
+ * as long as it has the event: a read that raced with the rotation sees
+ * the sequence count move and reads again, one that finds no counter
+ * uses read().
+ */
+static void test_reader_survives_rotation(void)
+{
+	const char *name = "rdpmc_reader_survives_rotation";
+	unsigned long user, fallback, trapped;
+	uint64_t interval_ms = 4;
+	struct perf_event_attr attr;
+	struct user_event ev;
+	int fds[CROWD], n;
+	bool monotonic;
+
+	if (user_event_open(&ev, ARMV8_EVT_INST_RETIRED, PMU_CFG1_RDPMC)) {
+		pmu_result(false, name);
+		return;
+	}
+	pmu_sysfs_u64(&pmu, "perf_event_mux_interval_ms", &interval_ms);
+	pmu_attr_user(&attr, pmu.type, ARMV8_EVT_INST_RETIRED);
+	attr.disabled = 0;
+	for (n = 0; n < CROWD; n++) {
+		fds[n] = pmu_open(&attr, n ? fds[0] : -1);
+		if (fds[n] < 0)
+			break;
+	}
+	ksft_print_msg("group of %d events next to the rdpmc event\n", n);
+	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
+	read_through_rotations(&ev, ROTATIONS * interval_ms * 1000000ULL,
+			       &user, &fallback, &trapped, &monotonic);
+	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
+	while (n--)
+		close(fds[n]);
+	user_event_close(&ev);
+	ksft_print_msg("%lu user reads, %lu read() fallbacks, %lu traps, %s\n",
+		       user, fallback, trapped,
+		       monotonic ? "monotonic" : "went backwards");
+	pmu_result(!trapped && user && fallback && monotonic, name);
+}
+
 int main(void)
 {
 	char buf[8];
@@ -361,7 +457,7 @@ int main(void)
 	saved_sysctl = buf[0];
 	atexit(sysctl_restore);
 	pin_to_cpu0();
-	ksft_set_plan(10);
+	ksft_set_plan(11);
 
 	/* Before anything is granted: no rdpmc event, so mrs traps */
 	{
@@ -387,6 +483,7 @@ int main(void)
 	test_child_without_event_traps();
 	test_unowned_counters_read_zero();
 	test_sysctl_off_revokes();
+	test_reader_survives_rotation();
 
 	ksft_finished();
 }
