@@ -10,11 +10,18 @@
 # The source copy keeps the timestamps of untouched files, so a rebuild after
 # editing one driver file recompiles that file and relinks, nothing more.
 # VARIANT=base builds the pristine base with the same config (for
-# comparisons such as make bench), in folders of its own.
+# comparisons such as make bench), in folders of its own. FLAVOUR=debug
+# adds harness/config/debug.config (KASAN, lockdep, lockup detectors...),
+# again in a build folder of its own.
 
 . "$(dirname "$0")/lib.sh"
 
-FRAGMENT=$HARNESS/config/arm64-pmu.config
+FRAGMENTS=("$HARNESS/config/arm64-pmu.config")
+case "${FLAVOUR:-plain}" in
+plain) ;;
+debug) FRAGMENTS+=("$HARNESS/config/debug.config") ;;
+*) die "FLAVOUR must be plain or debug" ;;
+esac
 BASE_TREE=$("$HARNESS/base.sh")
 VARIANT=${VARIANT:-ours}
 case "$VARIANT" in
@@ -32,7 +39,7 @@ fi
 SUFFIX=${VARIANT#ours}
 SUFFIX=${SUFFIX:+-$SUFFIX}
 SRC=$CACHE/ksrc/$BASE_DEB_VERSION$SUFFIX
-OBJ=$CACHE/kbuild/$(hash_inputs "$FRAGMENT" "$TOP/BASE")$SUFFIX
+OBJ=$CACHE/kbuild/$(hash_inputs "${FRAGMENTS[@]}" "$TOP/BASE")$SUFFIX
 MANIFEST=$SRC/.overlay-manifest
 
 kmake() {
@@ -84,8 +91,8 @@ check_config() {
 			msg "$line did not land in .config"
 			bad=1
 		fi
-	done < "$FRAGMENT"
-	[ $bad = 0 ] || die "config fragment $FRAGMENT does not apply cleanly"
+	done < <(cat "${FRAGMENTS[@]}")
+	[ $bad = 0 ] || die "config fragments ${FRAGMENTS[*]} do not apply cleanly"
 }
 
 # Every build: an overlay Kconfig may have changed, and when nothing did,
@@ -93,7 +100,8 @@ check_config() {
 # check) leaves the check of the result to the caller.
 configure() {
 	mkdir -p "$OBJ"
-	kmake allnoconfig KCONFIG_ALLCONFIG="$FRAGMENT"
+	cat "${FRAGMENTS[@]}" > "$OBJ/fragment.config"
+	kmake allnoconfig KCONFIG_ALLCONFIG="$OBJ/fragment.config"
 	[ "${KCONFIG_LENIENT:-0}" = 1 ] || check_config
 }
 
