@@ -456,7 +456,7 @@ static const struct pcase cases[] = {
 	{ "rdpmc_user_access_1_reads", case_rdpmc_on, WANT(0, 0, 0, EACC), '1' },
 	{ "rdpmc_user_access_0_index_0", case_rdpmc_off, WANT(0, 0, 0, EACC), '0' },
 };
-#define NCASES	(sizeof(cases) / sizeof(cases[0]))
+#define NCASES	ARRAY_SIZE(cases)
 
 struct outcome {
 	bool ran, ok;
