@@ -54,13 +54,28 @@ build_all() {
 		PERF_BIN=$("$HARNESS/perf.sh" | tail -n 1) &&
 		TESTS_DIR=$("$HARNESS/tests.sh" | tail -n 1) &&
 		INITRD=$(PERF_BIN=$PERF_BIN TESTS_DIR=$TESTS_DIR "$HARNESS/initramfs.sh" | tail -n 1) &&
-		QEMU=$("$HARNESS/qemu/build.sh" | tail -n 1)
+		QEMU=$("$HARNESS/qemu/build.sh" | tail -n 1) &&
+		DEBUG_IMAGE=$(FLAVOUR=debug "$HARNESS/kernel.sh" image | tail -n 1) &&
+		HETERO_DTB=$(QEMU=$QEMU SMP=2 "$HARNESS/dt/hetero-dtb.sh" | tail -n 1)
 	} > "$LOGS/build.log" 2>&1 || {
 		tail -n 40 "$LOGS/build.log"
 		echo "0 passed, 1 failed, 0 skipped"
 		exit 1
 	}
 	export IMAGE INITRD QEMU
+}
+
+# debug_report SUITE...: what the debug kernel ran, and the reports its
+# checkers left in the console (harness/plans/dmesg.plan counts them).
+debug_report() {
+	local tests=0 splats=0 name out
+	for name in "$@"; do
+		out=$(awk -f "$HARNESS/tap-count.awk" "$LOGS/$name.log" | tail -n 1)
+		tests=$((tests + $(awk '{ print $1 + $2 + $3 }' <<< "$out")))
+		splats=$((splats + $(sed -n 's/^# splats: \([0-9]*\)$/\1/p' "$LOGS/$name.log" |
+				     awk '{ n += $1 } END { print n + 0 }')))
+	done
+	echo "debug kernel: $tests tests run, $splats splats"
 }
 
 START=$(date +%s)
@@ -80,6 +95,14 @@ guest_suite boot-cortex-a57-smp2 "QEMU_CPU=cortex-a57 SMP=2" kunit qemu-models
 # silently counted in 32 bits.
 guest_suite boot-cortex-a57-debian-qemu \
 	"QEMU=qemu-system-aarch64 QEMU_CPU=cortex-a57 PMU_QEMU_STOCK=1" selftests perftool
+# A device tree with two PMUs over two CPU sets (big.LITTLE-like)
+guest_suite boot-max-hetero "SMP=2 DTB=$HETERO_DTB" hetero
+# KASAN, lockdep, UBSAN, KFENCE, lockup and hang detectors (debug.config):
+# any report in the console fails the boot's dmesg plan.
+guest_suite boot-debug "IMAGE=$DEBUG_IMAGE" kunit selftests perftool
+# CPU hotplug, sysctl toggles and exhaustion need several CPUs
+guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4" stress
+debug_report boot-debug boot-debug-smp4
 
 echo "check took $(( $(date +%s) - START ))s; logs in $LOGS"
 echo "$PASS passed, $FAIL failed, $SKIP skipped"
