@@ -72,6 +72,21 @@ static bool armv8pmu_has_chain(const struct arm_pmu *cpu_pmu)
 }
 
 /*
+ * FEAT_PMUv3p9 lets EL0 read only the counters PMUACR_EL1 names. The 6.12
+ * headers predate it: its encoding and PMUSERENR_EL0.UEN are given here.
+ * PMUACR's bits follow our counter numbering: P<n> for event counter n,
+ * C (31) for the cycle counter, F0 (32) for the instruction counter.
+ */
+#define ARMV8PMU_PMUVER_V3P9		0x9
+#define ARMV8PMU_USERENR_UEN		BIT(4)
+#define ARMV8PMU_SYS_PMUACR_EL1		sys_reg(3, 0, 9, 14, 4)
+
+static bool armv8pmu_has_pmuacr(const struct arm_pmu *cpu_pmu)
+{
+	return IS_ENABLED(CONFIG_ARM64) && cpu_pmu->pmuver >= ARMV8PMU_PMUVER_V3P9;
+}
+
+/*
  * PMEVTYPER.TH takes values up to 2^PMMIR.THWIDTH - 1; THWIDTH is zero
  * without FEAT_PMUv3_TH. AArch32 cannot write the upper half of PMEVTYPER
  * where TH lives, so it never has thresholds.
@@ -649,19 +664,53 @@ static bool armv8pmu_user_access_due(void)
 }
 
 /*
- * EL0 may read any event counter and the cycle counter once ER and CR are
- * set, not only the ones the task owns: zero every counter no event holds,
- * so nothing a previous context counted can be seen.
+ * The counters of the running task's events: task-bound events scheduled
+ * on this CPU are all current's. CPU-wide events are not the task's.
+ */
+static u64 armv8pmu_task_counters(const struct pmu_hw_events *cpuc)
+{
+	u64 mask = 0;
+	int idx;
+
+	for_each_set_bit(idx, cpuc->used_mask, ARMPMU_MAX_HWEVENTS) {
+		const struct perf_event *event = cpuc->events[idx];
+
+		if (event && (event->attach_state & PERF_ATTACH_TASK))
+			mask |= BIT_ULL(idx);
+	}
+	return mask;
+}
+
+static void armv8pmu_write_pmuacr(u64 val)
+{
+#ifdef CONFIG_ARM64
+	write_sysreg_s(val, ARMV8PMU_SYS_PMUACR_EL1);
+#endif
+}
+
+/*
+ * Without FEAT_PMUv3p9, EL0 may read any event counter and the cycle
+ * counter once ER and CR are set, not only the ones the task owns: zero
+ * every counter no event holds, so nothing a previous context counted can
+ * be seen. With it, UEN limits EL0 to the task's own counters as PMUACR
+ * names them (ER and CR then only keep EL0 from writing them): counters
+ * of CPU-wide events stay out of reach, and nothing needs zeroing.
  */
 static void armv8pmu_user_access_grant(struct arm_pmu *cpu_pmu,
 				       const struct pmu_hw_events *cpuc)
 {
 	unsigned long idle = cpu_pmu->cntr_mask[0] & ~cpuc->used_mask[0];
+	u32 enable = ARMV8_PMU_USERENR_ER | ARMV8_PMU_USERENR_CR;
 	int idx;
 
+	if (armv8pmu_has_pmuacr(cpu_pmu)) {
+		armv8pmu_write_pmuacr(armv8pmu_task_counters(cpuc));
+		armv8pmu_userenr_set(enable | ARMV8PMU_USERENR_UEN);
+		return;
+	}
 	for_each_set_bit(idx, &idle, ARMPMU_MAX_HWEVENTS)
 		armv8pmu_write_hw_counter(idx, 0);
-	armv8pmu_userenr_set(ARMV8_PMU_USERENR_ER | ARMV8_PMU_USERENR_CR);
+	armv8pmu_userenr_set(enable);
 }
 
 /* Runs on every CPU when the sysctl is cleared, interrupting what ran */
