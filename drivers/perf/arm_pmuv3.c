@@ -788,6 +788,12 @@ static void armv8pmu_counting_on(struct arm_pmu *cpu_pmu)
 
 	if (armv8pmu_user_access_due())
 		armv8pmu_user_access_grant(cpu_pmu, cpuc);
+	/*
+	 * Counters programmed from an interrupt that came in while a vCPU
+	 * was loaded (VHE) carry the host's EL0 filter bits: KVM must set the
+	 * guest's again before it re-enters the guest.
+	 */
+	kvm_vcpu_pmu_resync_el0();
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu) | ARMV8_PMU_PMCR_E);
 }
 

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the KVM selftests run in the guest, statically linked for arm64:
+# the base tree's aarch64/vpmu_counter_access, unchanged, and our
+# aarch64/pmu_host_guest (tools/testing/selftests/kvm/aarch64/ of the
+# overlay), both on the base tree's unmodified KVM selftest library.
+# Print the folder holding the two binaries.
+#
+# The build runs on a scratch copy of the base's tools/ (the kvm Makefile
+# writes generated headers into it) with the base's UAPI headers from
+# headers_install; our one source file is dropped next to the base's tests
+# and named to the kvm Makefile through TEST_GEN_PROGS_aarch64, which also
+# keeps it from building the other fifty tests.
+
+. "$(dirname "$0")/lib.sh"
+
+KVM_SELFTESTS=tools/testing/selftests/kvm
+OURS=aarch64/pmu_host_guest
+PROGS="aarch64/vpmu_counter_access $OURS"
+OUT=$CACHE/kvm-tests/$(hash_inputs "$TOP/$KVM_SELFTESTS" "$TOP/BASE" "$0")
+
+if [ ! -f "$OUT/.built" ]; then
+	BASE_TREE=$("$HARNESS/base.sh")
+	rm -rf "$OUT" && mkdir -p "$OUT"
+	work=$(mktemp -d "$CACHE/kvm-tests/.work.XXXXXX")
+	trap 'rm -rf "$work"' EXIT
+	msg "building KVM selftests into $OUT"
+
+	# What the kvm selftests' Makefile reads: tools/ (lib.mk, kselftest.h,
+	# tools/include, the sysreg header generator), the sysreg table and
+	# scripts/subarch.include; the base tree itself stays read-only.
+	mkdir -p "$work/src/arch/arm64" "$work/src/scripts"
+	cp -a "$BASE_TREE/tools" "$work/src/"
+	cp -a "$BASE_TREE/arch/arm64/tools" "$work/src/arch/arm64/"
+	cp -a "$BASE_TREE/scripts/subarch.include" "$work/src/scripts/"
+	chmod -R u+w "$work/src"
+	cp "$TOP/$KVM_SELFTESTS/$OURS.c" "$work/src/$KVM_SELFTESTS/$OURS.c"
+
+	# The UAPI headers at <top>/usr/include, where the Makefile looks
+	make -s -C "$BASE_TREE" O="$work/hdr" ARCH=arm64 \
+		INSTALL_HDR_PATH="$work/src/usr" headers_install >&2
+
+	# -static through EXTRA_CFLAGS: the link line uses CFLAGS, and the
+	# Makefile's own LDFLAGS (-pthread -no-pie) stay as they are.
+	make -s -C "$work/src/$KVM_SELFTESTS" -j"$(nproc)" ARCH=arm64 \
+		CROSS_COMPILE="$CROSS_COMPILE" EXTRA_CFLAGS=-static \
+		TEST_GEN_PROGS_aarch64="$PROGS" OUTPUT="$work/out" >&2
+
+	for p in $PROGS; do
+		install -m 755 "$work/out/$p" "$OUT/${p##*/}"
+	done
+	touch "$OUT/.built"
+fi
+echo "$OUT"
