@@ -83,8 +83,8 @@ build_all
 host_suite quality "$HARNESS/quality.sh"
 host_suite series "$HARNESS/series-check.sh"
 host_suite qemu-bare "$HARNESS/qemu/test-bare.sh"
-guest_suite boot-max-vhe "" kunit selftests perftool perftest qemu-models
-guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool
+guest_suite boot-max-vhe "" kunit selftests perftool perftest qemu-models kvm
+guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool kvm
 guest_suite boot-max-pseudo-nmi "APPEND=irqchip.gicv3_pseudo_nmi=1" nmi selftests perftool
 guest_suite boot-cortex-a57 "QEMU_CPU=cortex-a57" kunit selftests perftool qemu-models
 # Two vCPUs: per-vCPU instruction counts. Cycles follow virtual time, which

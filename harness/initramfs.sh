@@ -8,6 +8,7 @@
 BUSYBOX=/bin/busybox
 PERF_BIN=${PERF_BIN:-$("$HARNESS/perf.sh" | tail -n 1)}
 TESTS_DIR=${TESTS_DIR:-$("$HARNESS/tests.sh" | tail -n 1)}
+KVM_TESTS_DIR=${KVM_TESTS_DIR:-$("$HARNESS/kvm-tests.sh" | tail -n 1)}
 
 # An amd64 busybox would boot to a kernel panic ("init failed"): say why.
 is_arm64_elf() {
@@ -17,12 +18,12 @@ is_arm64_elf() {
 is_arm64_elf "$BUSYBOX" || die "$BUSYBOX is not arm64: run 'make deps' (busybox-static:arm64)"
 is_arm64_elf "$PERF_BIN" || die "$PERF_BIN is not an arm64 perf"
 
-OUT=$CACHE/initramfs/$(hash_inputs "$BUSYBOX" "$PERF_BIN" "$TESTS_DIR" \
+OUT=$CACHE/initramfs/$(hash_inputs "$BUSYBOX" "$PERF_BIN" "$TESTS_DIR" "$KVM_TESTS_DIR" \
 	"$HARNESS/plans" "$HARNESS/guest" "$HARNESS/qemu/guest" "$0").cpio
 if [ ! -f "$OUT" ]; then
 	root=$(mktemp -d)
 	trap 'rm -rf "$root"' EXIT
-	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,tests,plans,etc}
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,tests,kvm,plans,etc}
 	install -m 755 "$BUSYBOX" "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
 	install -m 755 "$PERF_BIN" "$root/usr/bin/perf"
@@ -35,6 +36,8 @@ if [ ! -f "$OUT" ]; then
 	"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/svc-loop" \
 		"$HARNESS/qemu/guest/svc-loop.S"
 	find "$TESTS_DIR" -maxdepth 1 -type f -perm -u+x -exec install -m 755 {} "$root/tests/" \;
+	# KVM selftests, run by plans/kvm.plan
+	install -m 755 "$KVM_TESTS_DIR"/* "$root/kvm/"
 	cp "$HARNESS"/plans/* "$root/plans/" 2>/dev/null || true
 	echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
 	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> "$root/etc/passwd"

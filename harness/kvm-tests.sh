@@ -8,9 +8,9 @@
 #
 # The build runs on a scratch copy of the base's tools/ (the kvm Makefile
 # writes generated headers into it) with the base's UAPI headers from
-# headers_install; our one source file is dropped next to the base's tests
-# and named to the kvm Makefile through TEST_GEN_PROGS_aarch64, which also
-# keeps it from building the other fifty tests.
+# headers_install; our overlay of the kvm selftests (the test and the
+# Makefile that lists it) goes over it, and TEST_GEN_PROGS_aarch64 on the
+# command line keeps make from building the other fifty tests.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -34,7 +34,7 @@ if [ ! -f "$OUT/.built" ]; then
 	cp -a "$BASE_TREE/arch/arm64/tools" "$work/src/arch/arm64/"
 	cp -a "$BASE_TREE/scripts/subarch.include" "$work/src/scripts/"
 	chmod -R u+w "$work/src"
-	cp "$TOP/$KVM_SELFTESTS/$OURS.c" "$work/src/$KVM_SELFTESTS/$OURS.c"
+	cp -a "$TOP/$KVM_SELFTESTS/." "$work/src/$KVM_SELFTESTS/"
 
 	# The UAPI headers at <top>/usr/include, where the Makefile looks
 	make -s -C "$BASE_TREE" O="$work/hdr" ARCH=arm64 \
