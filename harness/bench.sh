@@ -254,15 +254,17 @@ is_num() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; }
 
 ratio() {
 	is_num "$1" && is_num "$2" && awk -v b="$1" -v o="$2" \
-		'BEGIN { if (b > 0) printf "%.2f", o / b; else exit 1 }' || echo "n/a"
+		'BEGIN { if (b > 0) printf "%.3f", o / b; else exit 1 }' || echo "n/a"
 }
 
-# verdict KIND LIMIT BASE OURS RATIO: met / missed / - (not measured)
+# verdict KIND LIMIT BASE OURS RATIO: met / missed / - (not measured). The
+# ratio is recomputed unrounded: 0.854 misses 0.85 though it prints 0.85.
 verdict() {
 	local x
 	case "$1" in
 	abs) x=$4 ;;
-	*) x=$5 ;;
+	*) is_num "$5" && x=$(awk -v b="$3" -v o="$4" 'BEGIN { printf "%.9f", o / b }') ||
+		x=$5 ;;
 	esac
 	is_num "$x" || { echo "-"; return; }
 	awk -v x="$x" -v l="$2" 'BEGIN { print (x <= l + 1e-9) ? "met" : "missed" }'
