@@ -13,18 +13,31 @@
 # PMU under test never measures itself: every cost is a CLOCK_MONOTONIC
 # difference, net of a stated baseline (see the table's notes).
 #
+# When our QEMU was built with plugin support (the default build is), a
+# TCG plugin of ours (bench/sysreg-plugin.c, built here against that QEMU's
+# qemu-plugin.h) also counts, in the same windows, the kernel's executed
+# instructions and its MRS, MSR and ISB (system-register reads, writes and
+# the synchronisation they need: on hardware those are the expensive part;
+# under TCG they cost one instruction each). The table gains those columns.
+#
 # Writes build/bench/: bench.json, table.md, notes.txt, the consoles
-# base.log and ours.log, and the build logs. Exits 0 whatever the ratios
-# (targets are reported, not asserted); exits 1 only when a build fails or
-# a boot does not finish its benchmarks.
+# base.log and ours.log, the plugin's counts base.sysreg and ours.sysreg,
+# and the build logs. Exits 0 whatever the ratios (targets are reported,
+# not asserted); exits 1 only when a build fails or a boot does not finish
+# its benchmarks.
 #
 # Knobs: QEMU (binary, as for qemu.sh), TIMEOUT (per boot), BENCH_SELFMON=0
-# (report the self-monitoring read n/a even where the kernel offers it).
+# (report the self-monitoring read n/a even where the kernel offers it),
+# BASE_IMAGE and OURS_IMAGE (boot these Images instead of building the
+# kernels), INITRD (use this initramfs instead of building one),
+# BENCH_PLUGIN=0 (no plugin columns), BENCH_PCS=1 (the plugin also lists
+# every kernel MRS/MSR/ISB address executed in each window, in *.sysreg).
 
 . "$(dirname "$0")/lib.sh"
 
 START=$(date +%s)
 SRC_DIR=$HARNESS/bench
+PLUGIN_SRC=$SRC_DIR/sysreg-plugin.c
 OUT=$TOP/build/bench
 # selfmon.c measures the documented user-space reader (pmu_user_read.h)
 USER_READ=$TOP/tools/testing/selftests/arm64/pmu/pmu_user_read.h
@@ -35,16 +48,19 @@ VARIANTS=(base ours)
 # (the dtb's kaslr-seed and rng-seed change from boot to boot).
 APPEND_ARGS="nokaslr norandmaps"
 
-# path|what|unit|subtracted baseline|target (ratio <= x, or "abs <= x")
+# path|what|unit|subtracted baseline|target (ratio <= x, or "abs <= x")|
+# the plugin's labels of the measured windows and of their baseline
 PATHS=(
-"read|read() of a counting event|insns/read()|read() of a software dummy event|ratio|1.0"
-"selfmon-read|self-monitoring read (mmap page + mrs)|insns/read|the same loop with an empty body|abs|20"
-"ioctl-enable-disable|PERF_EVENT_IOC_ENABLE + _DISABLE|insns/pair|the same pair on a software dummy event|ratio|1.0"
-"ctxsw-1|context switch, 1 per-task event|insns/switch|the same ping-pong without events|ratio|0.85"
-"ctxsw-6|context switch, 6 per-task events|insns/switch|the same ping-pong without events|ratio|0.85"
-"overflow|overflow interrupt, cycles:u sampling|insns/sample|the same loop with the event counting instead|ratio|0.85"
-"kvm-entry-exit|KVM guest entry/exit with :G/:H events|insns/entry+exit|-|ratio|1.0"
+"read|read() of a counting event|insns/read()|read() of a software dummy event|ratio|1.0|read.raw read.base"
+"selfmon-read|self-monitoring read (mmap page + mrs)|insns/read|the same loop with an empty body|abs|20|selfmon-read.raw selfmon-read.base"
+"ioctl-enable-disable|PERF_EVENT_IOC_ENABLE + _DISABLE|insns/pair|the same pair on a software dummy event|ratio|1.0|ioctl-enable-disable.raw ioctl-enable-disable.base"
+"ctxsw-1|context switch, 1 per-task event|insns/switch|the same ping-pong without events|ratio|0.85|ctxsw-1 ctxsw-0"
+"ctxsw-6|context switch, 6 per-task events|insns/switch|the same ping-pong without events|ratio|0.85|ctxsw-6 ctxsw-0"
+"overflow|overflow interrupt, cycles:u sampling|insns/sample|the same loop with the event counting instead|ratio|0.85|overflow.raw overflow.base"
+"kvm-entry-exit|KVM guest entry/exit with :G/:H events|insns/entry+exit|-|ratio|1.0|-"
 )
+# the plugin's counters, in the order of its sysreg: lines and of the table
+SYSREG_KEYS=(mrs msr isb pmu insns)
 
 # The benchmark programs, static, and run.sh, as a cpio archive that is
 # appended to the harness's initramfs (the kernel unpacks both): /bench.
@@ -54,6 +70,7 @@ build_programs() {
 	msg "building the benchmark programs into $BIN"
 	rm -rf "$BIN" && mkdir -p "$BIN/root/bench" || return 1
 	for c in "$SRC_DIR"/*.c; do
+		[ "$c" = "$PLUGIN_SRC" ] && continue	# a host program
 		# shellcheck disable=SC2086
 		"${CROSS_COMPILE}gcc" $CFLAGS -o "$BIN/root/bench/$(basename "$c" .c)" "$c" ||
 			return 1
@@ -64,6 +81,45 @@ build_programs() {
 	touch "$BIN/.built"
 }
 
+# The plugin, for the QEMU that boots the kernels: built with the host's
+# gcc against that build's own qemu-plugin.h (the plugin API version must
+# match the binary), into $CACHE/bench-plugin/<hash>/. Sets PLUGIN to the
+# .so, or leaves it empty and says why in PLUGIN_WHY.
+PLUGIN=
+PLUGIN_WHY=
+build_plugin() {
+	local qdir hdr dir cand
+	if [ "${BENCH_PLUGIN:-1}" = 0 ]; then
+		PLUGIN_WHY="BENCH_PLUGIN=0"
+		return 0
+	fi
+	qdir=$(dirname "$(readlink -f "$(command -v "$QEMU")")")
+	if ! grep -qs '^#define CONFIG_PLUGIN' "$qdir/config-host.h"; then
+		PLUGIN_WHY="$QEMU is not a QEMU build with plugin support"
+		return 0
+	fi
+	hdr=
+	for cand in "$qdir/qemu-bundle/usr/local/include/qemu-plugin.h" \
+		    "$qdir/../src/include/qemu/qemu-plugin.h"; do
+		[ -f "$cand" ] && { hdr=$cand; break; }
+	done
+	if [ -z "$hdr" ]; then
+		PLUGIN_WHY="no qemu-plugin.h beside $QEMU"
+		return 0
+	fi
+	dir=$CACHE/bench-plugin/$(hash_inputs "$PLUGIN_SRC" "$hdr")
+	if [ ! -f "$dir/libsysreg.so" ]; then
+		msg "building the sysreg plugin into $dir"
+		mkdir -p "$dir"
+		# shellcheck disable=SC2046
+		gcc -shared -fPIC -O2 -Wall -I"$(dirname "$hdr")" \
+			$(pkg-config --cflags glib-2.0) -o "$dir/libsysreg.so.tmp" \
+			"$PLUGIN_SRC" >> "$OUT/build.log" 2>&1 || failed "$OUT/build.log"
+		mv "$dir/libsysreg.so.tmp" "$dir/libsysreg.so"
+	fi
+	PLUGIN=$dir/libsysreg.so
+}
+
 # failed LOG: show the end of a build log and stop
 failed() {
 	tail -n 40 "$1"
@@ -71,30 +127,106 @@ failed() {
 }
 
 # Both kernels (in parallel: separate trees and locks), perf, the
-# initramfs with the programs appended. Logs: build/bench/build-*.log.
+# initramfs with the programs appended, the plugin. Logs:
+# build/bench/build-*.log. BASE_IMAGE, OURS_IMAGE and INITRD skip builds.
 build_all() {
-	local pid_base pid_ours
-	msg "building what is missing: base and our kernel, perf, initramfs, programs"
-	VARIANT=base "$HARNESS/kernel.sh" image \
-		> "$TMP/image-base" 2> "$OUT/build-base.log" &
-	pid_base=$!
-	"$HARNESS/kernel.sh" image > "$TMP/image-ours" 2> "$OUT/build-ours.log" &
-	pid_ours=$!
-	build_programs > "$OUT/build.log" 2>&1 || failed "$OUT/build.log"
-	INITRD=$("$HARNESS/initramfs.sh" 2>> "$OUT/build.log" | tail -n 1) || failed "$OUT/build.log"
-	wait "$pid_base" || failed "$OUT/build-base.log"
-	wait "$pid_ours" || failed "$OUT/build-ours.log"
+	local pid_base=0 pid_ours=0
+	msg "building what is missing: base and our kernel, perf, initramfs, programs, plugin"
+	: > "$OUT/build.log"
+	if [ -n "${BASE_IMAGE:-}" ]; then
+		echo "$BASE_IMAGE" > "$TMP/image-base"
+	else
+		VARIANT=base "$HARNESS/kernel.sh" image \
+			> "$TMP/image-base" 2> "$OUT/build-base.log" &
+		pid_base=$!
+	fi
+	if [ -n "${OURS_IMAGE:-}" ]; then
+		echo "$OURS_IMAGE" > "$TMP/image-ours"
+	else
+		"$HARNESS/kernel.sh" image > "$TMP/image-ours" 2> "$OUT/build-ours.log" &
+		pid_ours=$!
+	fi
+	build_programs >> "$OUT/build.log" 2>&1 || failed "$OUT/build.log"
+	if [ -z "${INITRD:-}" ]; then
+		INITRD=$("$HARNESS/initramfs.sh" 2>> "$OUT/build.log" | tail -n 1) ||
+			failed "$OUT/build.log"
+	fi
+	build_plugin
+	[ "$pid_base" = 0 ] || wait "$pid_base" || failed "$OUT/build-base.log"
+	[ "$pid_ours" = 0 ] || wait "$pid_ours" || failed "$OUT/build-ours.log"
 	cat "$INITRD" "$BIN/bench.cpio" > "$TMP/initrd"
 }
 
-# boot VARIANT: run the benchmarks on that kernel; console in $OUT/VARIANT.log
+# boot VARIANT: run the benchmarks on that kernel; console in $OUT/VARIANT.log,
+# the plugin's counts in $OUT/VARIANT.sysreg. qemu.sh takes no extra QEMU
+# options, so the plugin rides in a wrapper that qemu.sh runs as its QEMU.
 boot() {
-	local image
+	local image qemu=$QEMU
 	image=$(tail -n 1 "$TMP/image-$1")
+	rm -f "$OUT/$1.sysreg"
+	if [ -n "$PLUGIN" ]; then
+		qemu=$TMP/qemu-$1
+		printf '#!/bin/sh\nexec %q -plugin %q "$@"\n' "$(command -v "$QEMU")" \
+			"$PLUGIN,out=$OUT/$1.sysreg,pcs=$([ "${BENCH_PCS:-0}" = 1 ] && echo on || echo off)" \
+			> "$qemu"
+		chmod +x "$qemu"
+	fi
 	env -u SHARE -u KUNIT APPEND="$APPEND_ARGS" IMAGE="$image" INITRD="$TMP/initrd" \
-		QEMU_CPU=max SMP=1 ICOUNT=shift=0,sleep=off KVM_MODE=vhe \
+		QEMU="$qemu" QEMU_CPU=max SMP=1 ICOUNT=shift=0,sleep=off KVM_MODE=vhe \
 		"$HARNESS/qemu.sh" run "BENCH_SELFMON=${BENCH_SELFMON:-1} sh /bench/run.sh" \
 		> "$OUT/$1.log" 2>&1 || true
+}
+
+# sysreg VARIANT LABELS: the plugin's net counts per operation of a path,
+# "mrs msr isb pmu insns" (SYSREG_KEYS), each the median over the path's
+# windows (count / ops) minus the median over its baseline's; empty when
+# the plugin did not run or a label has no window.
+sysreg() {
+	local f=$OUT/$1.sysreg
+	[ "$2" != - ] && [ -s "$f" ] || return 0
+	# shellcheck disable=SC2086
+	awk -v raw="${2% *}" -v base="${2#* }" -v keys="${SYSREG_KEYS[*]}" '
+	function med(lbl, k,    n, i, j, t, v) {
+		n = cnt[lbl]
+		for (i = 1; i <= n; i++) v[i] = val[lbl, k, i]
+		for (i = 2; i <= n; i++)		# insertion sort: n is small
+			for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	$1 == "sysreg:" && ($2 == raw || $2 == base) {
+		delete kv
+		for (i = 3; i <= NF; i++) { split($i, p, "="); kv[p[1]] = p[2] }
+		if (kv["ops"] <= 0) next
+		n = ++cnt[$2]
+		for (k in kv) val[$2, k, n] = kv[k] / kv["ops"]
+	}
+	END {
+		if (!cnt[raw] || !cnt[base]) exit
+		nk = split(keys, key, " ")
+		for (i = 1; i <= nk; i++)
+			printf "%s%.2f", (i > 1 ? " " : ""), med(raw, key[i]) - med(base, key[i])
+		printf "\n"
+	}' "$f"
+}
+
+# sysreg_key VARIANT LABELS KEY: one of the sysreg counts, or "-"
+sysreg_key() {
+	local v i
+	read -r -a v <<< "$(sysreg "$1" "$2")"
+	for i in "${!SYSREG_KEYS[@]}"; do
+		[ "${SYSREG_KEYS[$i]}" = "$3" ] && { echo "${v[$i]:--}"; return; }
+	done
+	echo -
+}
+
+# shortest form of a count: 3.00 -> 3, 0.50 -> 0.5
+trim() {
+	local x=$1
+	[[ $x == *.* ]] && { x=${x%0}; x=${x%0}; x=${x%.}; }
+	[ "$x" = -0 ] && x=0
+	echo "$x"
 }
 
 # field VARIANT PATH: the line's value field ("n/a", a number, or empty)
@@ -122,18 +254,33 @@ is_num() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]]; }
 
 ratio() {
 	is_num "$1" && is_num "$2" && awk -v b="$1" -v o="$2" \
-		'BEGIN { if (b > 0) printf "%.2f", o / b; else exit 1 }' || echo "n/a"
+		'BEGIN { if (b > 0) printf "%.3f", o / b; else exit 1 }' || echo "n/a"
 }
 
-# verdict KIND LIMIT BASE OURS RATIO: met / missed / - (not measured)
+# verdict KIND LIMIT BASE OURS RATIO: met / missed / - (not measured). The
+# ratio is recomputed unrounded: 0.854 misses 0.85 though it prints 0.85.
 verdict() {
 	local x
 	case "$1" in
 	abs) x=$4 ;;
-	*) x=$5 ;;
+	*) is_num "$5" && x=$(awk -v b="$3" -v o="$4" 'BEGIN { printf "%.9f", o / b }') ||
+		x=$5 ;;
 	esac
 	is_num "$x" || { echo "-"; return; }
 	awk -v x="$x" -v l="$2" 'BEGIN { print (x <= l + 1e-9) ? "met" : "missed" }'
+}
+
+# sysreg_json VARIANT LABELS: the plugin's counts as a JSON object, or null
+sysreg_json() {
+	local v i
+	read -r -a v <<< "$(sysreg "$1" "$2")"
+	[ ${#v[@]} = 0 ] && { printf 'null'; return; }
+	printf '{'
+	for i in "${!SYSREG_KEYS[@]}"; do
+		[ "$i" = 0 ] || printf ', '
+		printf '"%s": %s' "${SYSREG_KEYS[$i]}" "${v[$i]}"
+	done
+	printf '}'
 }
 
 json_str() { local s=${1//\\/\\\\}; printf '"%s"' "${s//\"/\\\"}"; }
@@ -153,17 +300,21 @@ details() {
 }
 
 report() {
-	local line p what unit sub kind limit b o r tgt v first=1
+	local line p what unit sub kind limit labels b o r tgt v k sr first=1
 	{
-		echo "| path | unit | base | ours | ours/base | target | |"
-		echo "|---|---|---|---|---|---|---|"
+		echo "| path | unit | base | ours | ours/base | target | | kernel MRS base / ours | MSR base / ours | ISB base / ours | of MRS+MSR: PMU registers | kernel insns |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 		for line in "${PATHS[@]}"; do
-			IFS='|' read -r p what unit sub kind limit <<< "$line"
+			IFS='|' read -r p what unit sub kind limit labels <<< "$line"
 			b=$(cell base "$p") o=$(cell ours "$p")
 			r=$(ratio "$b" "$o")
 			[ "$kind" = abs ] && tgt="ours <= $limit" || tgt="<= $limit"
 			v=$(verdict "$kind" "$limit" "$b" "$o" "$r")
-			echo "| $what | $unit | $b | $o | $r | $tgt | $v |"
+			sr=
+			for k in "${SYSREG_KEYS[@]}"; do
+				sr+=" $(trim "$(sysreg_key base "$labels" "$k")") / $(trim "$(sysreg_key ours "$labels" "$k")") |"
+			done
+			echo "| $what | $unit | $b | $o | $r | $tgt | $v |$sr"
 		done
 	} > "$OUT/table.md"
 	{
@@ -177,12 +328,21 @@ report() {
 		echo "  instructions, each also :u and :k)"
 		echo "clock check, ns per guest instruction: base $(field base clock), ours $(field ours clock)"
 		echo "ping-pong without events: base $(field base ctxsw-0), ours $(field ours ctxsw-0) insns/switch"
+		if [ -n "$PLUGIN" ]; then
+			echo "kernel MRS/MSR/ISB, PMU registers, kernel insns: executed in the kernel"
+			echo "(bit 63 of the PC set) per operation, counted by bench/sysreg-plugin.c in"
+			echo "the same windows, median of the runs, net of the same baseline"
+		else
+			echo "kernel MRS/MSR/ISB columns: not measured ($PLUGIN_WHY)"
+		fi
 	} > "$OUT/notes.txt"
 
 	{
 		printf '{\n  "qemu": %s,\n' "$(json_str "$("${QEMU:-qemu-system-aarch64}" --version | head -n 1)")"
 		printf '  "machine": "virt,gic-version=3,virtualization=on -cpu max -smp 1 -icount shift=0,sleep=off",\n'
 		printf '  "kernel_args": "%s",\n' "$APPEND_ARGS"
+		printf '  "plugin": %s,\n' "$(json_str "${PLUGIN:-none: $PLUGIN_WHY}")"
+		printf '  "kernel_per_op": "plugin counts per operation in the kernel (PC bit 63 set), net of the baseline: mrs, msr (register forms), isb, pmu (MRS/MSR of PMUv3 registers), insns",\n'
 		printf '  "unit": "guest instructions per operation (CLOCK_MONOTONIC ns at 1 ns per instruction)",\n'
 		printf '  "kernels": {'
 		for v in "${VARIANTS[@]}"; do
@@ -195,7 +355,7 @@ report() {
 		done
 		printf '},\n  "paths": [\n'
 		for line in "${PATHS[@]}"; do
-			IFS='|' read -r p what unit sub kind limit <<< "$line"
+			IFS='|' read -r p what unit sub kind limit labels <<< "$line"
 			b=$(cell base "$p") o=$(cell ours "$p")
 			r=$(ratio "$b" "$o")
 			[ $first = 1 ] || printf ',\n'
@@ -207,14 +367,18 @@ report() {
 			printf '     "target": {"%s": %s, "met": %s},\n' \
 				"$([ "$kind" = abs ] && echo ours_max || echo ratio_max)" "$limit" \
 				"$(case $(verdict "$kind" "$limit" "$b" "$o" "$r") in met) echo true ;; missed) echo false ;; *) echo null ;; esac)"
-			printf '     "base_detail": %s, "ours_detail": %s}' \
+			printf '     "base_detail": %s, "ours_detail": %s,\n' \
 				"$(details base "$p")" "$(details ours "$p")"
+			printf '     "kernel_per_op": {"base": %s, "ours": %s}}' \
+				"$(sysreg_json base "$labels")" "$(sysreg_json ours "$labels")"
 		done
 		printf '\n  ]\n}\n'
 	} > "$OUT/bench.json"
 }
 
 mkdir -p "$OUT"
+QEMU=${QEMU:-$("$HARNESS/qemu/build.sh" | tail -n 1)}
+export QEMU
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 

@@ -55,6 +55,16 @@
 /* A counter mask of the PMU fits in the first word of cntr_mask/used_mask */
 static_assert(ARMPMU_MAX_HWEVENTS <= BITS_PER_LONG);
 
+/*
+ * Our bits of hw.flags (the framework's ARMPMU_EVT_* are the low ones):
+ * where an event may be placed, decided once by event_init so that the
+ * counter allocation of every schedule-in is a few mask operations.
+ */
+#define ARMV8PMU_EVT_PAIR		BIT(8)	/* on event counters, a chained pair */
+#define ARMV8PMU_EVT_FIXED_ONLY		BIT(9)	/* its dedicated counter or nothing */
+#define ARMV8PMU_EVT_FIXED		GENMASK(15, 10)	/* dedicated counter + 1, or 0 */
+static_assert((ARMV8PMU_EVT_FIXED >> 10) > ARMPMU_MAX_HWEVENTS);
+
 /* ---- PMU capabilities, all derived from the probed registers ---- */
 
 /*
@@ -363,8 +373,7 @@ static const unsigned int armv8pmu_cache_map[PERF_COUNT_HW_CACHE_MAX]
  */
 static bool armv8pmu_event_wants_pair(struct perf_event *event)
 {
-	return (event->hw.flags & ARMPMU_EVT_64BIT) &&
-	       !armv8pmu_has_64bit_evcntrs(to_arm_pmu(event->pmu));
+	return event->hw.flags & ARMV8PMU_EVT_PAIR;
 }
 
 static bool armv8pmu_event_chained(struct perf_event *event)
@@ -458,13 +467,60 @@ static void armv8pmu_write_evtype(struct perf_event *event)
 
 /* ---- Interrupt ---- */
 
+static bool armv8pmu_event_rdpmc(const struct perf_event *event);
+
+/*
+ * Account an overflowed event and arm its next period, with counting
+ * frozen. This is the arithmetic of the framework's armpmu_event_update()
+ * and armpmu_event_set_period(): count the delta since prev_count, take
+ * the period (afresh if more than one elapsed), and restart the counter
+ * at -left, at most half its range away so that a late interrupt is not
+ * taken for a wrap. Done in one pass, the counter is read once and
+ * written once, and prev_count needs no compare-and-exchange: nothing
+ * interrupts this handler on its CPU, and a reader it interrupted sees
+ * prev_count change and retries.
+ *
+ * The user page is refreshed only for an rdpmc event, whose reader adds
+ * the counter to the page's offset and so must see the counter's new
+ * start. Any other event's page offers no counter to add (index 0) and is
+ * refreshed when the event is scheduled; refreshing it here costs about
+ * 200 instructions per sample of perf record, whose events all have a
+ * mapped page.
+ *
+ * Return: whether a period elapsed, i.e. a sample is due.
+ */
+static bool armv8pmu_overflow_account(struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 range = event->hw.flags & ARMPMU_EVT_64BIT ? U64_MAX : U32_MAX;
+	u64 delta = (armv8pmu_counter_read(event) - local64_read(&hwc->prev_count)) & range;
+	s64 period = hwc->sample_period;
+	s64 left = local64_read(&hwc->period_left) - delta;
+	bool elapsed = left <= 0;
+
+	local64_add(delta, &event->count);
+	if (elapsed) {
+		left = left <= -period ? period : left + period;
+		hwc->last_period = period;
+	}
+	local64_set(&hwc->period_left, left);
+
+	left = min_t(s64, left, range >> 1);
+	local64_set(&hwc->prev_count, (u64)-left);
+	armv8pmu_counter_write(event, (u64)-left & range);
+
+	if (armv8pmu_event_rdpmc(event))
+		perf_event_update_userpage(event);
+	return elapsed;
+}
+
 static void armv8pmu_overflow_event(struct perf_event *event, struct pt_regs *regs)
 {
 	struct perf_sample_data data;
 
-	armpmu_event_update(event);
+	/* last_period as it was when the period that overflowed was armed */
 	perf_sample_data_init(&data, 0, event->hw.last_period);
-	if (!armpmu_event_set_period(event))
+	if (!armv8pmu_overflow_account(event))
 		return;
 
 	if (perf_event_overflow(event, &data, regs))
@@ -511,6 +567,16 @@ static irqreturn_t armv8pmu_overflow_irq(struct arm_pmu *cpu_pmu)
 
 /* ---- Event start/stop (arm_pmu enable/disable) ---- */
 
+/*
+ * KVM switches at guest entry/exit only the counters of events that count
+ * in the host or in guests but not in both: the others need no bookkeeping
+ * there, and skipping the calls keeps them off every context switch.
+ */
+static bool armv8pmu_kvm_switched(const struct perf_event_attr *attr)
+{
+	return attr->exclude_host != attr->exclude_guest;
+}
+
 static void armv8pmu_counter_enable(struct perf_event *event)
 {
 	u64 cntrs = armv8pmu_event_cntrs(event);
@@ -518,7 +584,8 @@ static void armv8pmu_counter_enable(struct perf_event *event)
 	armv8pmu_write_evtype(event);
 
 	/* KVM switches host-only and guest-only counters at guest entry/exit */
-	kvm_set_pmu_events(cntrs, &event->attr);
+	if (armv8pmu_kvm_switched(&event->attr))
+		kvm_set_pmu_events(cntrs, &event->attr);
 
 	/* The high counter of a pair raises the overflow of the whole */
 	write_pmintenset(BIT_ULL(event->hw.idx));
@@ -534,17 +601,16 @@ static void armv8pmu_counter_disable(struct perf_event *event)
 
 	write_pmcntenclr(cntrs);
 	write_pmintenclr(cntrs);
-	kvm_clr_pmu_events(cntrs);
+	if (armv8pmu_kvm_switched(&event->attr))
+		kvm_clr_pmu_events(cntrs);
 }
 
 /* ---- Counter allocation (arm_pmu add/del) ---- */
 
-static bool armv8pmu_cntrs_free(const unsigned long *used,
-				const unsigned long *avail,
-				unsigned int lo, unsigned int hi)
+/* Bit n set: counter n is odd and it and counter n - 1 are both set in m */
+static unsigned long armv8pmu_pairs(unsigned long m)
 {
-	return find_next_zero_bit(avail, hi + 1, lo) > hi &&
-	       find_next_bit(used, hi + 1, lo) > hi;
+	return m & (m << 1) & (~0UL / 3 << 1);
 }
 
 /**
@@ -557,7 +623,9 @@ static bool armv8pmu_cntrs_free(const unsigned long *used,
  * The dedicated counter is preferred, keeping event counters for events
  * nothing else can count. A pair is an even counter and the odd one above.
  * Only @used is touched, so the same code serves group validation on a
- * scratch bitmap.
+ * scratch bitmap. This runs twice per event and context switch: it works
+ * on the masks' first word (all counters fit there) and takes the lowest
+ * free counter or pair in one step rather than searching bit by bit.
  *
  * Return: the event's counter index (the odd one of a pair), or -EAGAIN
  * when nothing fits, which lets the perf core rotate event groups.
@@ -565,35 +633,31 @@ static bool armv8pmu_cntrs_free(const unsigned long *used,
 static int armv8pmu_claim_counter(unsigned long *used, const unsigned long *avail,
 				  int fixed, bool pair)
 {
-	unsigned int step = pair ? 2 : 1;
+	unsigned long free = avail[0] & ~used[0];
+	unsigned long general = free & GENMASK(ARMV8_PMU_MAX_GENERAL_COUNTERS - 1, 0);
 	unsigned int idx;
 
-	if (fixed >= 0 && armv8pmu_cntrs_free(used, avail, fixed, fixed)) {
-		__set_bit(fixed, used);
+	if (fixed >= 0 && (free & BIT(fixed))) {
+		used[0] |= BIT(fixed);
 		return fixed;
 	}
 
-	for (idx = step - 1; idx < ARMV8_PMU_MAX_GENERAL_COUNTERS; idx += step) {
-		if (armv8pmu_cntrs_free(used, avail, idx + 1 - step, idx)) {
-			bitmap_set(used, idx + 1 - step, step);
-			return idx;
-		}
-	}
+	if (pair)
+		general = armv8pmu_pairs(general);
+	if (!general)
+		return -EAGAIN;
 
-	return -EAGAIN;
-}
-
-static int armv8pmu_fixed_counter(struct perf_event *event)
-{
-	return armv8pmu_dedicated_counter(to_arm_pmu(event->pmu), &event->attr,
-					  event->hw.config_base & ARMV8_PMU_EVTYPE_EVENT);
+	idx = __ffs(general);
+	used[0] |= pair ? BIT(idx) | BIT(idx - 1) : BIT(idx);
+	return idx;
 }
 
 static int armv8pmu_counter_alloc(struct pmu_hw_events *cpuc, struct perf_event *event)
 {
 	struct arm_pmu *cpu_pmu = to_arm_pmu(event->pmu);
-	int fixed = armv8pmu_fixed_counter(event);
-	bool pair = armv8pmu_event_wants_pair(event);
+	unsigned long flags = event->hw.flags;
+	int fixed = (int)FIELD_GET(ARMV8PMU_EVT_FIXED, flags) - 1;
+	bool pair = flags & ARMV8PMU_EVT_PAIR;
 	unsigned long only_fixed;
 
 	/*
@@ -601,7 +665,7 @@ static int armv8pmu_counter_alloc(struct pmu_hw_events *cpuc, struct perf_event 
 	 * dedicated counter is 64 bits wide: it waits for that counter rather
 	 * than take a pair that cannot count past 32 bits.
 	 */
-	if (pair && !armv8pmu_has_chain(cpu_pmu)) {
+	if (flags & ARMV8PMU_EVT_FIXED_ONLY) {
 		only_fixed = BIT(fixed);
 		return armv8pmu_claim_counter(cpuc->used_mask, &only_fixed, fixed, pair);
 	}
@@ -611,12 +675,7 @@ static int armv8pmu_counter_alloc(struct pmu_hw_events *cpuc, struct perf_event 
 
 static void armv8pmu_counter_free(struct pmu_hw_events *cpuc, struct perf_event *event)
 {
-	int idx = event->hw.idx;
-
-	if (armv8pmu_event_chained(event))
-		bitmap_clear(cpuc->used_mask, idx - 1, 2);
-	else
-		__clear_bit(idx, cpuc->used_mask);
+	cpuc->used_mask[0] &= ~armv8pmu_event_cntrs(event);
 }
 
 /* ---- Direct user access to the counters ---- */
@@ -629,6 +688,14 @@ static int armv8pmu_user_access_on __read_mostly;
 
 /* PMUv3 PMUs set up so far: with more than one, events must name theirs */
 static atomic_t armv8pmu_nr_pmus = ATOMIC_INIT(0);
+
+/*
+ * Whether this CPU's host PMUSERENR_EL0 (the register, or KVM's copy while
+ * a vCPU is loaded) grants EL0 access: only then does dropping access cost
+ * a register write, so the common case of no rdpmc event pays nothing on
+ * each of the two pmu_disable() of a context switch.
+ */
+static DEFINE_PER_CPU(bool, armv8pmu_el0_granted);
 
 static bool armv8pmu_event_rdpmc(const struct perf_event *event)
 {
@@ -644,6 +711,7 @@ static void armv8pmu_userenr_set(u32 val)
 {
 	if (!kvm_set_pmuserenr(val))
 		write_pmuserenr(val);
+	__this_cpu_write(armv8pmu_el0_granted, val != 0);
 }
 
 /*
@@ -800,7 +868,8 @@ static void armv8pmu_counting_on(struct arm_pmu *cpu_pmu)
 static void armv8pmu_counting_off(struct arm_pmu *cpu_pmu)
 {
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu));
-	armv8pmu_userenr_set(0);
+	if (__this_cpu_read(armv8pmu_el0_granted))
+		armv8pmu_userenr_set(0);
 }
 
 /* Runs on each CPU as it comes up, and after it loses PMU state */
@@ -816,6 +885,7 @@ static void armv8pmu_cpu_reset(void *info)
 
 	/* No user access to the PMU until perf grants it per event */
 	write_pmuserenr(0);
+	__this_cpu_write(armv8pmu_el0_granted, false);
 
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu) | ARMV8_PMU_PMCR_P | ARMV8_PMU_PMCR_C);
 }
@@ -971,6 +1041,10 @@ static int armv8pmu_event_map(struct perf_event *event)
 	if (err)
 		return err;
 
+	/* Counted by the perf core per task: see armv8pmu_user_access_due() */
+	if (armv8pmu_event_rdpmc(event))
+		event->hw.flags |= PERF_EVENT_FLAG_USER_READ_CNT;
+
 	/*
 	 * Count 64 bits wide when asked to, or when it costs nothing; but a
 	 * user reader of a 32-bit event masks the counter to 32 bits, so the
@@ -979,8 +1053,15 @@ static int armv8pmu_event_map(struct perf_event *event)
 	if ((event->attr.config1 & ARMV8PMU_CFG1_LONG) ||
 	    (armv8pmu_has_64bit_evcntrs(cpu_pmu) && !armv8pmu_event_rdpmc(event)))
 		event->hw.flags |= ARMPMU_EVT_64BIT;
-	if (armv8pmu_event_rdpmc(event))
-		event->hw.flags |= PERF_EVENT_FLAG_USER_READ_CNT;
+
+	/* 64 bits on 32-bit event counters: a chained pair, if CHAIN exists */
+	if ((event->hw.flags & ARMPMU_EVT_64BIT) && !armv8pmu_has_64bit_evcntrs(cpu_pmu)) {
+		event->hw.flags |= ARMV8PMU_EVT_PAIR;
+		if (!armv8pmu_has_chain(cpu_pmu))
+			event->hw.flags |= ARMV8PMU_EVT_FIXED_ONLY;
+	}
+	event->hw.flags |= FIELD_PREP(ARMV8PMU_EVT_FIXED,
+				      armv8pmu_dedicated_counter(cpu_pmu, &event->attr, evnum) + 1);
 
 	return evnum;
 }

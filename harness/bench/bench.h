@@ -15,6 +15,15 @@
  * net = raw - baseline, each the median of REPS repetitions; the baseline
  * is the same operation without the driver work being measured (each
  * program says what it subtracts). bench.sh parses these lines.
+ *
+ * Each measured window is also bracketed by markers for sysreg-plugin.c,
+ * the QEMU plugin bench.sh loads: it counts the kernel's instructions and
+ * its MRS, MSR and ISB between mark_begin() and mark_end() and writes them
+ * with the label and operation count of mark_emit(). Without the plugin
+ * the markers are NOPs (an unallocated HINT), and they run in user space,
+ * outside what the plugin counts: the kernel counts are exact. Each
+ * clock-measured loop emits as "<path>.raw" and its baseline as
+ * "<path>.base", once per repetition.
  */
 #ifndef BENCH_H
 #define BENCH_H
@@ -148,6 +157,42 @@ static inline int open_sw_dummy(void)
 	};
 
 	return perf_open(&attr, -1);
+}
+
+/* HINT #0x7e with a command in x0 (and arguments in x1, x2): see sysreg-plugin.c */
+static inline void mark(unsigned long cmd, const char *label, unsigned long ops)
+{
+	register unsigned long x0 asm("x0") = cmd;
+	register const char *x1 asm("x1") = label;
+	register unsigned long x2 asm("x2") = ops;
+
+	asm volatile("hint #0x7e" : : "r"(x0), "r"(x1), "r"(x2) : "memory");
+}
+
+static inline void mark_begin(void)
+{
+	mark(1, NULL, 0);
+}
+
+static inline void mark_end(void)
+{
+	mark(2, NULL, 0);
+}
+
+/*
+ * The counts of the last begin-end window, as OPS operations of LABEL. The
+ * label is copied to the stack first: the plugin reads it from guest
+ * memory and needs it in a present page.
+ */
+static inline void mark_emit(const char *label, unsigned long ops)
+{
+	volatile char buf[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(buf) - 1 && label[i]; i++)
+		buf[i] = label[i];
+	buf[i] = 0;
+	mark(3, (const char *)buf, ops);
 }
 
 static inline void report(const char *path, double raw, double baseline,

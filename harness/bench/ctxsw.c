@@ -55,6 +55,7 @@ static uint64_t pingpong(int nevents, long *nsw)
 	int to_child[2], to_parent[2], status, i;
 	long sw_parent, sw_child;
 	uint64_t t0, t1;
+	char label[16];
 	pid_t pid;
 
 	if (pipe(to_child) || pipe(to_parent))
@@ -79,10 +80,12 @@ static uint64_t pingpong(int nevents, long *nsw)
 	xfer(to_parent[0], 0);
 	sw_parent = switches();
 	t0 = now_ns();
+	mark_begin();
 	for (i = 0; i < ROUNDS; i++) {
 		xfer(to_child[1], 1);
 		xfer(to_parent[0], 0);
 	}
+	mark_end();
 	t1 = now_ns();
 	sw_parent = switches() - sw_parent;
 	if (read(to_parent[0], &sw_child, sizeof(sw_child)) != sizeof(sw_child))
@@ -91,6 +94,8 @@ static uint64_t pingpong(int nevents, long *nsw)
 	close(to_child[0]); close(to_child[1]);
 	close(to_parent[0]); close(to_parent[1]);
 	*nsw = sw_parent + sw_child;
+	snprintf(label, sizeof(label), "ctxsw-%d", nevents);
+	mark_emit(label, *nsw);
 	return t1 - t0;
 }
 

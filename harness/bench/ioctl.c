@@ -9,19 +9,22 @@
 
 #define OPS	10000
 
-static double per_pair(int fd)
+static double per_pair(int fd, const char *label)
 {
 	uint64_t t0, t1;
 	int i;
 
 	t0 = now_ns();
+	mark_begin();
 	for (i = 0; i < OPS; i++) {
 		if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
 			die("PERF_EVENT_IOC_ENABLE");
 		if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
 			die("PERF_EVENT_IOC_DISABLE");
 	}
+	mark_end();
 	t1 = now_ns();
+	mark_emit(label, OPS);
 	return (double)(t1 - t0) / OPS;
 }
 
@@ -34,16 +37,16 @@ int main(void)
 	/* One at a time: each event is alone in the task's context. */
 	hw = open_hw(EVT_CPU_CYCLES, 0, 0);
 	ioctl(hw, PERF_EVENT_IOC_DISABLE, 0);
-	per_pair(hw);
+	per_pair(hw, "warm");
 	for (r = 0; r < REPS; r++)
-		raw[r] = per_pair(hw);
+		raw[r] = per_pair(hw, "ioctl-enable-disable.raw");
 	close(hw);
 
 	sw = open_sw_dummy();
 	ioctl(sw, PERF_EVENT_IOC_DISABLE, 0);
-	per_pair(sw);
+	per_pair(sw, "warm");
 	for (r = 0; r < REPS; r++)
-		base[r] = per_pair(sw);
+		base[r] = per_pair(sw, "ioctl-enable-disable.base");
 	close(sw);
 
 	report("ioctl-enable-disable", median(raw, REPS), median(base, REPS),

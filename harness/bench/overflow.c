@@ -71,9 +71,11 @@ static void once(int sampling, struct run *r)
 		die("mmap");
 	memset(r, 0, sizeof(*r));
 	t0 = now_ns();
+	mark_begin();
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	busy_loop(ITERS);
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	mark_end();
 	t1 = now_ns();
 	r->ns = t1 - t0;
 	if (read(fd, &r->count, sizeof(r->count)) != sizeof(r->count))
@@ -100,7 +102,10 @@ int main(void)
 		}
 		s[i] = r.ns;
 		n[i] = r.samples;
+		/* both windows per sample of this sampling run */
+		mark_emit("overflow.raw", r.samples);
 		once(0, &r);
+		mark_emit("overflow.base", n[i]);
 		c[i] = r.ns;
 	}
 	samples = median(n, REPS);

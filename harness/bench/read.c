@@ -9,16 +9,19 @@
 
 #define OPS	10000
 
-static double per_read(int fd)
+static double per_read(int fd, const char *label)
 {
 	uint64_t val, t0, t1;
 	int i;
 
 	t0 = now_ns();
+	mark_begin();
 	for (i = 0; i < OPS; i++)
 		if (read(fd, &val, sizeof(val)) != sizeof(val))
 			die("read");
+	mark_end();
 	t1 = now_ns();
+	mark_emit(label, OPS);
 	return (double)(t1 - t0) / OPS;
 }
 
@@ -30,11 +33,11 @@ int main(void)
 	pin_cpu0();
 	hw = open_hw(EVT_CPU_CYCLES, 0, 0);
 	sw = open_sw_dummy();
-	per_read(hw);			/* warm the caches and TLBs */
-	per_read(sw);
+	per_read(hw, "warm");		/* warm the caches and TLBs */
+	per_read(sw, "warm");
 	for (r = 0; r < REPS; r++) {
-		raw[r] = per_read(hw);
-		base[r] = per_read(sw);
+		raw[r] = per_read(hw, "read.raw");
+		base[r] = per_read(sw, "read.base");
 	}
 	report("read", median(raw, REPS), median(base, REPS), OPS, NULL);
 	return 0;

@@ -24,12 +24,13 @@
 static volatile uint64_t sink;
 
 /*
- * Median ns per read and per empty iteration, of an rdpmc event of config;
- * returns -1 with *why when user access is not offered, else 0 with the
- * counter's index and width in *why.
+ * Median ns per read and per empty iteration, of an rdpmc event of config
+ * (emitted to the plugin as selfmon-read when label); returns -1 with *why
+ * when user access is not offered, else 0 with the counter's index and
+ * width in *why.
  */
-static int per_read(uint64_t config, double *read_ns, double *empty_ns,
-		    const char **why)
+static int per_read(uint64_t config, int label, double *read_ns,
+		    double *empty_ns, const char **why)
 {
 	struct perf_event_attr attr = {
 		.type = pmu_type(),
@@ -63,19 +64,25 @@ static int per_read(uint64_t config, double *read_ns, double *empty_ns,
 	}
 	for (r = 0; r < REPS; r++) {
 		t0 = now_ns();
+		mark_begin();
 		for (i = 0; i < OPS; i++) {
 			pmu_user_read(pc, &c);
 			sum += c;
 		}
+		mark_end();
 		t1 = now_ns();
+		mark_emit(label ? "selfmon-read.raw" : "warm", OPS);
 		raw[r] = (double)(t1 - t0) / OPS;
 		t0 = now_ns();
+		mark_begin();
 		for (i = 0; i < OPS; i++) {
 			c = i;
 			asm volatile("" : "+r"(c) : : "memory");
 			sum += c;
 		}
+		mark_end();
 		t1 = now_ns();
+		mark_emit(label ? "selfmon-read.base" : "warm", OPS);
 		base[r] = (double)(t1 - t0) / OPS;
 	}
 	snprintf(buf, sizeof(buf), "index=%u pmc_width=%u", pc->index,
@@ -96,12 +103,12 @@ int main(void)
 	const char *why;
 
 	pin_cpu0();
-	if (per_read(EVT_CPU_CYCLES, &cyc, &cyc_empty, &why)) {
+	if (per_read(EVT_CPU_CYCLES, 1, &cyc, &cyc_empty, &why)) {
 		printf("bench: selfmon-read n/a %s\n", why);
 		return 0;
 	}
 	snprintf(cyc_info, sizeof(cyc_info), "%s", why);
-	if (!per_read(EVT_INST_RETIRED, &ins, &ins_empty, &why))
+	if (!per_read(EVT_INST_RETIRED, 0, &ins, &ins_empty, &why))
 		snprintf(evc, sizeof(evc), "%.1f", ins - ins_empty);
 	snprintf(extra, sizeof(extra), "event=cycles:u %s event_counter_read=%s",
 		 cyc_info, evc);
