@@ -431,38 +431,6 @@ static void test_user_index_is_counter_plus_one(struct kunit *test)
 	WRITE_ONCE(armv8pmu_user_access_on, saved);
 }
 
-/* Put event on counter idx of cpuc, as the framework's add does */
-static void test_place(struct pmu_hw_events *cpuc, struct perf_event *event,
-		       int idx, bool task_bound)
-{
-	event->hw.idx = idx;
-	event->attach_state = task_bound ? PERF_ATTACH_TASK : 0;
-	cpuc->events[idx] = event;
-	__set_bit(idx, cpuc->used_mask);
-}
-
-/*
- * With FEAT_PMUv3p9, EL0 is given the running task's counters only: a
- * CPU-wide event's counter stays out of PMUACR, whatever else is on.
- */
-static void test_pmuacr_names_only_task_counters(struct kunit *test)
-{
-	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3P9);
-	struct pmu_hw_events *cpuc = test_cpuc(test);
-
-	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, 0), 0, true);
-	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, 0), 2, false);
-	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_CYCLES, 0),
-		   ARMV8_PMU_CYCLE_IDX, true);
-	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, 0),
-		   ARMV8_PMU_INSTR_IDX, false);
-
-	KUNIT_EXPECT_EQ(test, armv8pmu_task_counters(cpuc),
-			BIT_ULL(0) | BIT_ULL(ARMV8_PMU_CYCLE_IDX));
-	KUNIT_EXPECT_TRUE(test, armv8pmu_has_pmuacr(cpu_pmu));
-	KUNIT_EXPECT_FALSE(test, armv8pmu_has_pmuacr(test_pmu(test, TEST_PMU_V3P5)));
-}
-
 /* ---- Counter width and threshold encoding ---- */
 
 struct test_width_case {
@@ -554,6 +522,38 @@ static int test_add(struct kunit *test, struct pmu_hw_events *cpuc,
 }
 
 #define TEST_INST		ARMV8_PMUV3_PERFCTR_INST_RETIRED
+
+/* Put event on counter idx of cpuc, as the framework's add does */
+static void test_place(struct pmu_hw_events *cpuc, struct perf_event *event,
+		       int idx, bool task_bound)
+{
+	event->hw.idx = idx;
+	event->attach_state = task_bound ? PERF_ATTACH_TASK : 0;
+	cpuc->events[idx] = event;
+	__set_bit(idx, cpuc->used_mask);
+}
+
+/*
+ * With FEAT_PMUv3p9, EL0 is given the running task's counters only: a
+ * CPU-wide event's counter stays out of PMUACR, whatever else is on.
+ */
+static void test_pmuacr_names_only_task_counters(struct kunit *test)
+{
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3P9);
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+
+	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, 0), 0, true);
+	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, 0), 2, false);
+	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_CYCLES, 0),
+		   ARMV8_PMU_CYCLE_IDX, true);
+	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, 0),
+		   ARMV8_PMU_INSTR_IDX, false);
+
+	KUNIT_EXPECT_EQ(test, armv8pmu_task_counters(cpuc),
+			BIT_ULL(0) | BIT_ULL(ARMV8_PMU_CYCLE_IDX));
+	KUNIT_EXPECT_TRUE(test, armv8pmu_has_pmuacr(cpu_pmu));
+	KUNIT_EXPECT_FALSE(test, armv8pmu_has_pmuacr(test_pmu(test, TEST_PMU_V3P5)));
+}
 
 static void test_cycles_take_cycle_counter(struct kunit *test)
 {
