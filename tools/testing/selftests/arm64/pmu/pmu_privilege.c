@@ -376,7 +376,8 @@ static int case_rdpmc_on(const struct target *t, bool *ok)
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 	total = pmu_read_count(fd);
 	ksft_print_msg("perf_user_access=1: cap_user_rdpmc %u index %u, user read %s %" PRIu64
-		       ", read() %" PRId64 "\n", cap, index, read_ok ? "ok" : "refused", user, total);
+		       ", read() %" PRId64 "\n",
+		       cap, index, read_ok ? "ok" : "refused", user, total);
 	*ok = read_ok && cap && index && user >= 2 * ITERS &&
 	      total >= (int64_t)user && total - (int64_t)user <= READ_SLACK;
 	munmap(pc, sysconf(_SC_PAGESIZE));
@@ -395,15 +396,16 @@ static void on_sigill(int sig)
 static bool counter0_traps(void)
 {
 	struct sigaction sa = { .sa_handler = on_sigill }, old;
-	volatile bool trapped = false;
 
 	sigaction(SIGILL, &sa, &old);
-	if (sigsetjmp(trap_jmp, 1))
-		trapped = true;
-	else
-		pmu_user_event_counter(0);
+	if (sigsetjmp(trap_jmp, 1)) {
+		/* back from on_sigill(): the read trapped */
+		sigaction(SIGILL, &old, NULL);
+		return true;
+	}
+	pmu_user_event_counter(0);
 	sigaction(SIGILL, &old, NULL);
-	return trapped;
+	return false;
 }
 
 static int case_rdpmc_off(const struct target *t, bool *ok)
@@ -426,9 +428,9 @@ static int case_rdpmc_off(const struct target *t, bool *ok)
 	trapped = counter0_traps();
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 	total = pmu_read_count(fd);
-	ksft_print_msg("perf_user_access=0: cap_user_rdpmc %u index %u, user read %s, mrs %s, read() %"
+	ksft_print_msg("perf_user_access=0: cap_user_rdpmc %u index %u, user read %s, %s, read() %"
 		       PRId64 "\n", cap, index, read_ok ? "ok" : "refused",
-		       trapped ? "trapped" : "did not trap", total);
+		       trapped ? "mrs trapped" : "mrs did not trap", total);
 	*ok = !read_ok && !cap && !index && trapped &&
 	      total >= 2 * (int64_t)ITERS;
 	munmap(pc, sysconf(_SC_PAGESIZE));
@@ -456,6 +458,7 @@ static const struct pcase cases[] = {
 	{ "rdpmc_user_access_1_reads", case_rdpmc_on, WANT(0, 0, 0, EACC), '1' },
 	{ "rdpmc_user_access_0_index_0", case_rdpmc_off, WANT(0, 0, 0, EACC), '0' },
 };
+
 #define NCASES	ARRAY_SIZE(cases)
 
 struct outcome {

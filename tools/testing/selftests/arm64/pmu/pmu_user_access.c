@@ -369,36 +369,47 @@ static uint64_t now_ns(void)
  * Read for span_ns, through the user page when it names a counter, else
  * with read(); a trap is counted, not fatal. Values must never go back.
  */
+/*
+ * read_through_rotations()'s state. It changes between the sigsetjmp() and
+ * the siglongjmp() of a trap, so it is not in locals (which would need
+ * volatile): objects of static storage duration keep their values across
+ * the jump, and the compiler barrier in pmu_user_read() has them stored
+ * before each mrs that may trap.
+ */
+static struct rot_reads {
+	unsigned long user, fallback, trapped, i;
+	uint64_t last;
+	bool mono;
+} rot;
+
 static void read_through_rotations(struct user_event *ev, uint64_t span_ns,
 				   unsigned long *user, unsigned long *fallback,
 				   unsigned long *trapped, bool *monotonic)
 {
 	struct sigaction sa = { .sa_handler = on_sigill };
-	volatile unsigned long n_user = 0, n_fallback = 0, n_trapped = 0, i = 0;
-	volatile uint64_t last = 0;
 	uint64_t v, end = now_ns() + span_ns;
-	volatile bool mono = true;
 	struct sigaction old;
 
+	rot = (struct rot_reads){ .mono = true };
 	sigaction(SIGILL, &sa, &old);
 	/* Once, not per read: sigsetjmp() saving the mask is a system call */
 	if (sigsetjmp(trap_jmp, 1))
-		n_trapped++;
-	for (; (i % 64) || now_ns() < end; i++) {
+		rot.trapped++;
+	for (; (rot.i % 64) || now_ns() < end; rot.i++) {
 		if (pmu_user_read(ev->pc, &v)) {
-			n_user++;
+			rot.user++;
 		} else {
 			v = pmu_read_count(ev->fd);
-			n_fallback++;
+			rot.fallback++;
 		}
-		mono = mono && v >= last;
-		last = v;
+		rot.mono = rot.mono && v >= rot.last;
+		rot.last = v;
 	}
 	sigaction(SIGILL, &old, NULL);
-	*user = n_user;
-	*fallback = n_fallback;
-	*trapped = n_trapped;
-	*monotonic = mono;
+	*user = rot.user;
+	*fallback = rot.fallback;
+	*trapped = rot.trapped;
+	*monotonic = rot.mono;
 }
 
 /*

@@ -191,7 +191,7 @@ static int probe_counters(void)
 /* ---- hotplug ---- */
 
 struct hp_shared {
-	volatile int stop;
+	int stop;		/* __atomic: set by the parent, polled by the task */
 	uint64_t windows, exact, moved;	/* moved: ended on another CPU */
 	int64_t bad_value;
 	int open_err;
@@ -221,7 +221,7 @@ static void hp_task(struct hp_shared *sh)
 		sh->open_err = fd;
 		_exit(1);
 	}
-	while (!sh->stop) {
+	while (!__atomic_load_n(&sh->stop, __ATOMIC_RELAXED)) {
 		/* Offlining widened the affinity: go back when CPU 1 is up */
 		pin_to(1);
 		before = sched_getcpu();
@@ -374,7 +374,8 @@ static void test_hotplug(void)
 		 * Online: long enough for every CPU 1 event to get a counter
 		 * (two rotations), and for the task to run a few windows there.
 		 */
-		on1 = other = 0;
+		on1 = 0;
+		other = 0;
 		cpu1_read(&ev, prev);
 		sleep_ms(15);
 		for (i = 0; i < 200 && sh->windows < w0 + 3; i++)
@@ -446,17 +447,19 @@ static void test_hotplug(void)
 			ksft_print_msg("cycle %d: CPU 1 events after online: %s\n", cycle,
 				       strerror(-ret));
 	}
-	if (ret)
-		cycles_ok = after_ok = false;
+	if (ret) {
+		cycles_ok = false;
+		after_ok = false;
+	}
 	cpu1_close(&ev);
 	/* Whatever happened, leave CPU 1 online */
 	write_str(CPU1_ONLINE, "1");
 
-	sh->stop = 1;
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 	waitpid(task, &status, 0);
-	ksft_print_msg("task: %" PRIu64 " windows, %" PRIu64 " exact (%" PRIu64
-		       " each), %" PRIu64 " ended on another CPU than they began, "
-		       "last wrong count %" PRId64 ", open %d, exit status 0x%x\n",
+	ksft_print_msg("task: %" PRIu64 " windows, %" PRIu64 " exact (%" PRIu64 " each), %" PRIu64
+		       " ended on another CPU than they began, last wrong count %" PRId64
+		       ", open %d, exit status 0x%x\n",
 		       sh->windows, sh->exact, pmu_expected_user(HP_ITERS),
 		       sh->moved, sh->bad_value, sh->open_err, status);
 
@@ -478,11 +481,12 @@ struct reader_stats {
 	int open_err;
 };
 
+/* Shared by the parent and the readers: stop, ready and gen through __atomic */
 struct toggle_shared {
-	volatile int stop;
-	volatile int ready;
+	int stop;
+	int ready;
 	/* Odd: perf_user_access is 0, and was already when this was set */
-	volatile unsigned int gen;
+	unsigned int gen;
 	struct reader_stats r[NR_READERS];
 };
 
@@ -493,15 +497,28 @@ static void reader_sigill(int sig)
 	siglongjmp(reader_jmp, 1);
 }
 
+/*
+ * pmu_user_read(), a SIGILL counted in *traps and taken as no read. On its
+ * own so that no local of the caller lives across the sigsetjmp().
+ */
+static bool reader_try(struct perf_event_mmap_page *pc, uint64_t *user, uint64_t *traps)
+{
+	if (sigsetjmp(reader_jmp, 0)) {
+		(*traps)++;
+		return false;
+	}
+	return pmu_user_read(pc, user);
+}
+
 static void reader(struct toggle_shared *sh, struct reader_stats *st)
 {
 	struct sigaction sa = { .sa_handler = reader_sigill, .sa_flags = SA_NODEFER };
 	struct perf_event_mmap_page *pc;
 	struct perf_event_attr attr;
-	volatile uint64_t prev = 0;
+	uint64_t prev = 0;
 	uint64_t user, r;
 	unsigned int g1, g2;
-	volatile bool got;
+	bool got;
 	int fd;
 
 	pmu_attr_user(&attr, pmu.type, ARMV8_EVT_INST_RETIRED);
@@ -520,13 +537,9 @@ static void reader(struct toggle_shared *sh, struct reader_stats *st)
 	sigaction(SIGILL, &sa, NULL);
 	__atomic_add_fetch(&sh->ready, 1, __ATOMIC_SEQ_CST);
 
-	while (!sh->stop) {
+	while (!__atomic_load_n(&sh->stop, __ATOMIC_RELAXED)) {
 		g1 = __atomic_load_n(&sh->gen, __ATOMIC_ACQUIRE);
-		got = false;
-		if (sigsetjmp(reader_jmp, 0))
-			st->traps++;
-		else
-			got = pmu_user_read(pc, &user);
+		got = reader_try(pc, &user, &st->traps);
 		g2 = __atomic_load_n(&sh->gen, __ATOMIC_ACQUIRE);
 		r = pmu_read_count(fd);
 		st->reads++;
@@ -582,8 +595,11 @@ static void test_toggle(void)
 		if (pids[i] == 0)
 			reader(sh, &sh->r[i]);
 	}
-	for (t = 0; t < 2000 && sh->ready < NR_READERS; t++)
+	for (t = 0; t < 2000; t++) {
+		if (__atomic_load_n(&sh->ready, __ATOMIC_SEQ_CST) >= NR_READERS)
+			break;
 		sleep_ms(1);
+	}
 
 	for (t = 0; t < TOGGLES; t++) {
 		/* Mark "maybe on" before access can come back */
@@ -604,7 +620,7 @@ static void test_toggle(void)
 	write_str(USER_ACCESS, "0");
 	__atomic_add_fetch(&sh->gen, 1, __ATOMIC_SEQ_CST);
 	sleep_ms(20);
-	sh->stop = 1;
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 
 	for (i = 0; i < NR_READERS; i++) {
 		struct reader_stats *st = &sh->r[i];
@@ -614,14 +630,17 @@ static void test_toggle(void)
 			survive = false;
 			ksft_print_msg("reader %d: %s %d\n", i,
 				       WIFSIGNALED(status) ? "killed by signal" : "exit",
-				       WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+				       WIFSIGNALED(status) ? WTERMSIG(status) :
+							     WEXITSTATUS(status));
 		}
-		ksft_print_msg("reader %d: %" PRIu64 " reads: %" PRIu64 " from EL0, %" PRIu64
-			       " no access, %" PRIu64 " SIGILL; bad: %" PRIu64 " decreasing, %" PRIu64
+		ksft_print_msg("reader %d: %" PRIu64 " reads: %" PRIu64
+			       " from EL0, %" PRIu64 " no access, %" PRIu64
+			       " SIGILL; bad: %" PRIu64 " decreasing, %" PRIu64
 			       " above read(), %" PRIu64 " beyond slack, %" PRIu64
 			       " while off; largest gap to read() %" PRIu64 "\n",
-			       i, st->reads, st->user_ok, st->no_access, st->traps, st->bad_mono,
-			       st->bad_above, st->bad_slack, st->bad_off, st->max_gap);
+			       i, st->reads, st->user_ok, st->no_access, st->traps,
+			       st->bad_mono, st->bad_above, st->bad_slack, st->bad_off,
+			       st->max_gap);
 		if (st->open_err)
 			ksft_print_msg("reader %d: open: %s\n", i, strerror(-st->open_err));
 		sum.reads += st->reads;
@@ -839,9 +858,10 @@ static void test_groups(void)
 	pooled = running ? (double)sum / running * enabled / NR_GROUPS : 0;
 	pooled = windows > 0 ? (pooled - truth) * 100.0 / truth : 100;
 	ksft_print_msg("%d groups of 2, %d at a time, %d windows: true count %" PRIu64
-		       ", leaders add up to %" PRIu64 " (%d x true: %" PRIu64 "), pooled scaled "
-		       "error %+.3f%%, worst single group %.3f%%\n", NR_GROUPS, slots, windows,
-		       truth, sum, slots, slots * truth, pooled, worst);
+		       ", leaders add up to %" PRIu64 " (%d x true: %" PRIu64
+		       "), pooled scaled error %+.3f%%, worst single group %.3f%%\n",
+		       NR_GROUPS, slots, windows, truth, sum, slots, slots * truth,
+		       pooled, worst);
 	pmu_result(windows > 0 && counted, names[0]);
 	pmu_result(windows > 0 && together, names[1]);
 	pmu_result(windows > 0 && sum == slots * truth, names[2]);
@@ -857,8 +877,7 @@ static void test_groups(void)
  * is the cbnz after the system call (the svc itself is the parent's).
  */
 pid_t churn_fork(unsigned long iters);
-asm(
-"	.text\n"
+asm("	.text\n"
 "	.balign	16\n"
 "	.global	churn_fork\n"
 "	.type	churn_fork, %function\n"

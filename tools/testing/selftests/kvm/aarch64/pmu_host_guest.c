@@ -86,22 +86,36 @@ static uint64_t guest_iters;
 static uint64_t guest_at_el0;
 
 /*
+ * The address of a label of this file's asm, which C does not declare:
+ * taken PC-relative, as the compiler takes a symbol's, so right both on the
+ * host and in the guest, which runs the test's image at the same addresses.
+ */
+#define ASM_LABEL(label)						\
+({									\
+	uint64_t __addr;						\
+									\
+	asm("adrp %0, " #label "\n\t"					\
+	    "add %0, %0, :lo12:" #label					\
+	    : "=r" (__addr));						\
+	__addr;								\
+})
+
+/*
  * The EL0 loop lives on pages of its own, which the host maps readable and
  * executable at EL0. It counts x0 down and returns to EL1 with svc.
  * 64K alignment fits every translation granule.
  */
-extern char el0_loop[], el0_loop_end[];
 asm(".pushsection .text.el0_loop, \"ax\"\n"
-    ".balign 65536\n"
-    ".global el0_loop\n"
-    "el0_loop:\n"
-    "1:	subs	x0, x0, #1\n"
-    "	b.ne	1b\n"
-    "	svc	#0\n"
-    ".balign 65536\n"
-    ".global el0_loop_end\n"
-    "el0_loop_end:\n"
-    ".popsection\n");
+	".balign 65536\n"
+	".global el0_loop\n"
+	"el0_loop:\n"
+	"1:	subs	x0, x0, #1\n"
+	"	b.ne	1b\n"
+	"	svc	#0\n"
+	".balign 65536\n"
+	".global el0_loop_end\n"
+	"el0_loop_end:\n"
+	".popsection\n");
 
 /*
  * run_at_el0(iters, entry): eret to EL0 at entry with x0 = iters. The svc
@@ -109,24 +123,23 @@ asm(".pushsection .text.el0_loop, \"ax\"\n"
  * exception frame gives back every register EL0 did not touch (only x0),
  * so to the caller this is an ordinary call that clobbers x0 and x1.
  */
-void run_at_el0(uint64_t iters, void *entry);
-extern char el0_return[];
+typedef void (*run_at_el0_fn)(uint64_t iters, uint64_t entry);
 asm(".pushsection .text\n"
-    ".global run_at_el0\n"
-    "run_at_el0:\n"
-    "	msr	elr_el1, x1\n"
-    "	mov	x1, #0x3c0\n"		/* EL0t, interrupts masked */
-    "	msr	spsr_el1, x1\n"
-    "	isb\n"
-    "	eret\n"
-    ".global el0_return\n"
-    "el0_return:\n"
-    "	ret\n"
-    ".popsection\n");
+	".global run_at_el0\n"
+	"run_at_el0:\n"
+	"	msr	elr_el1, x1\n"
+	"	mov	x1, #0x3c0\n"		/* EL0t, interrupts masked */
+	"	msr	spsr_el1, x1\n"
+	"	isb\n"
+	"	eret\n"
+	".global el0_return\n"
+	"el0_return:\n"
+	"	ret\n"
+	".popsection\n");
 
 static void guest_svc_handler(struct ex_regs *regs)
 {
-	regs->pc = (uint64_t)el0_return;
+	regs->pc = ASM_LABEL(el0_return);
 	regs->pstate = PSR_MODE_EL1h | PSR_D_BIT | PSR_A_BIT | PSR_I_BIT | PSR_F_BIT;
 }
 
@@ -139,10 +152,12 @@ static void guest_loop_el1(uint64_t iters)
 
 static void guest_code(void)
 {
+	run_at_el0_fn run_at_el0 = (run_at_el0_fn)ASM_LABEL(run_at_el0);
+
 	for (;;) {
 		GUEST_SYNC(0);
 		if (READ_ONCE(guest_at_el0))
-			run_at_el0(READ_ONCE(guest_iters), el0_loop);
+			run_at_el0(READ_ONCE(guest_iters), ASM_LABEL(el0_loop));
 		else
 			guest_loop_el1(READ_ONCE(guest_iters));
 	}
@@ -192,11 +207,11 @@ static long perf_open(struct perf_event_attr *attr, int group_fd)
  * of them start and stop together and their sums compare exactly.
  * flags[i] says which of EXCL_* the i-th event sets.
  */
-#define EXCL_HOST	(1 << 0)
-#define EXCL_GUEST	(1 << 1)
-#define EXCL_USER	(1 << 2)
-#define EXCL_KERNEL	(1 << 3)
-#define EXCL_HV		(1 << 4)
+#define EXCL_HOST	BIT(0)
+#define EXCL_GUEST	BIT(1)
+#define EXCL_USER	BIT(2)
+#define EXCL_KERNEL	BIT(3)
+#define EXCL_HV		BIT(4)
 
 static void group_open(struct group *g, const unsigned int *flags, int nr)
 {
@@ -299,9 +314,9 @@ static void measure(struct kvm_vcpu *vcpu, struct group *g, uint64_t iters,
 /* Guest-readable-and-executable-at-EL0 mapping of the EL0 loop's pages */
 static void map_el0_loop(struct kvm_vm *vm)
 {
-	uint64_t gva;
+	uint64_t gva, end = ASM_LABEL(el0_loop_end);
 
-	for (gva = (uint64_t)el0_loop; gva < (uint64_t)el0_loop_end; gva += vm->page_size) {
+	for (gva = ASM_LABEL(el0_loop); gva < end; gva += vm->page_size) {
 		uint64_t *pte = virt_get_pte_hva(vm, gva);
 
 		/* AP[2:1] = 0b11: read-only at EL1 and EL0; UXN stays clear */
@@ -371,6 +386,7 @@ static uint64_t vpmu_run(struct kvm_vcpu *vcpu, uint64_t iters)
 
 static void test_vpmu(void)
 {
+	const char *no_vpmu = "KVM has no vPMU (KVM_CAP_ARM_PMU_V3)";
 	struct kvm_vcpu_init init;
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
@@ -387,8 +403,8 @@ static void test_vpmu(void)
 	};
 
 	if (!kvm_has_cap(KVM_CAP_ARM_PMU_V3)) {
-		ksft_test_result_skip("vpmu_counts_guest_loop: KVM has no vPMU (KVM_CAP_ARM_PMU_V3)\n");
-		ksft_test_result_skip("vpmu_rest_bounded: KVM has no vPMU (KVM_CAP_ARM_PMU_V3)\n");
+		ksft_test_result_skip("vpmu_counts_guest_loop: %s\n", no_vpmu);
+		ksft_test_result_skip("vpmu_rest_bounded: %s\n", no_vpmu);
 		return;
 	}
 
@@ -441,7 +457,6 @@ static int host_mode(void)
 	return mode;
 }
 
-
 /*
  * Group {both, guest-only, host-only}, with or without exclude_hv on all.
  */
@@ -490,7 +505,8 @@ static void test_split(struct kvm_vcpu *vcpu, bool excl_hv)
 	rest_l = l.v[0] - l.v[1] - l.v[2];
 	ksft_print_msg("both - guest - host: short %ld long %ld\n", rest_s, rest_l);
 	if (mode == MODE_UNKNOWN) {
-		ksft_test_result_skip("both_is_guest_plus_host%s: host mode not in the kernel log\n", sfx);
+		ksft_test_result_skip("both_is_guest_plus_host%s: %s\n", sfx,
+				      "host mode not in the kernel log");
 	} else if (mode == MODE_VHE || excl_hv) {
 		report(rest_s == 0 && rest_l == 0, "both_is_guest_plus_host%s", sfx);
 	} else {
