@@ -65,17 +65,20 @@ build_all() {
 	export IMAGE INITRD QEMU
 }
 
-# debug_report SUITE...: what the debug kernel ran, and the reports its
-# checkers left in the console (harness/plans/dmesg.plan counts them).
+# debug_report SUITE...: what the debug kernel ran (tests, fuzzer
+# iterations), and the reports its checkers left in the console
+# (harness/plans/dmesg.plan counts them).
 debug_report() {
-	local tests=0 splats=0 name out
+	local tests=0 splats=0 iters=0 name out
 	for name in "$@"; do
 		out=$(awk -f "$HARNESS/tap-count.awk" "$LOGS/$name.log" | tail -n 1)
 		tests=$((tests + $(awk '{ print $1 + $2 + $3 }' <<< "$out")))
 		splats=$((splats + $(sed -n 's/^# splats: \([0-9]*\)$/\1/p' "$LOGS/$name.log" |
 				     awk '{ n += $1 } END { print n + 0 }')))
+		iters=$((iters + $(sed -n 's/^# \([0-9]*\) iterations in .*/\1/p' "$LOGS/$name.log" |
+				   awk '{ n += $1 } END { print n + 0 }')))
 	done
-	echo "debug kernel: $tests tests run, $splats splats"
+	echo "debug kernel: $tests tests run, $iters fuzz iterations, $splats splats"
 }
 
 START=$(date +%s)
@@ -99,7 +102,7 @@ guest_suite boot-cortex-a57-debian-qemu \
 guest_suite boot-max-hetero "SMP=2 DTB=$HETERO_DTB" hetero
 # KASAN, lockdep, UBSAN, KFENCE, lockup and hang detectors (debug.config):
 # any report in the console fails the boot's dmesg plan.
-guest_suite boot-debug "IMAGE=$DEBUG_IMAGE" kunit selftests perftool
+guest_suite boot-debug "IMAGE=$DEBUG_IMAGE" kunit selftests perftool fuzz
 # CPU hotplug, sysctl toggles and exhaustion need several CPUs
 guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4" stress
 debug_report boot-debug boot-debug-smp4
