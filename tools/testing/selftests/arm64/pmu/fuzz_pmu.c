@@ -129,6 +129,8 @@ static long page_size;
  * sequence stays a function of the seed alone.
  */
 #define MAX_SAMPLE_RATE		100000
+#define SIGTRAP_MIN_PERIOD	10000	/* see gen_attr(): sparse SIGTRAPs */
+#define SIGTRAP_MAX_FREQ	1000
 static uint64_t max_sample_rate = MAX_SAMPLE_RATE;	/* the live value, printed */
 static const char *self_exe = "/proc/self/exe";
 
@@ -574,6 +576,18 @@ static void gen_attr(struct gen *g, pid_t victim)
 	} else if (r < 60) {
 		attr->sample_period = gen_sample_period(wild);
 	}
+	/*
+	 * A sigtrap event that fires every few instructions keeps its task
+	 * in the SIGTRAP handler, whose own instructions fire it again: the
+	 * task then advances a few instructions per throttling tick. That
+	 * is correct, but on a debug kernel, where each signal costs ~100k
+	 * instructions, one such event took minutes: keep them sparse.
+	 */
+	if (attr->sigtrap && attr->freq && attr->sample_freq > SIGTRAP_MAX_FREQ)
+		attr->sample_freq = SIGTRAP_MAX_FREQ;
+	if (attr->sigtrap && !attr->freq && attr->sample_period &&
+	    attr->sample_period < SIGTRAP_MIN_PERIOD)
+		attr->sample_period = SIGTRAP_MIN_PERIOD;
 	if (!wild) {
 		attr->sample_type = gen_sane_sample_type();
 		if (attr->inherit)	/* PERF_SAMPLE_READ and inherit: refused */
