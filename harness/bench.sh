@@ -41,7 +41,11 @@ PLUGIN_SRC=$SRC_DIR/sysreg-plugin.c
 OUT=$TOP/build/bench
 # selfmon.c measures the documented user-space reader (pmu_user_read.h)
 USER_READ=$TOP/tools/testing/selftests/arm64/pmu/pmu_user_read.h
-BIN=$CACHE/bench/$(hash_inputs "$SRC_DIR" "$USER_READ" "$HARNESS/bench.sh")
+# kvm_exit.c links the base tree's KVM selftest library: harness/kvm-tests.sh
+# builds it with the KVM selftests, from these inputs too
+KVM_SELFTESTS=$TOP/tools/testing/selftests/kvm
+BIN=$CACHE/bench/$(hash_inputs "$SRC_DIR" "$USER_READ" "$HARNESS/bench.sh" \
+	"$KVM_SELFTESTS" "$TOP/BASE" "$HARNESS/kvm-tests.sh")
 CFLAGS="-static -O2 -Wall -I$(dirname "$USER_READ")"
 VARIANTS=(base ours)
 # Same numbers on every boot: no kernel or user address randomisation
@@ -57,20 +61,24 @@ PATHS=(
 "ctxsw-1|context switch, 1 per-task event|insns/switch|the same ping-pong without events|ratio|0.85|ctxsw-1 ctxsw-0"
 "ctxsw-6|context switch, 6 per-task events|insns/switch|the same ping-pong without events|ratio|0.85|ctxsw-6 ctxsw-0"
 "overflow|overflow interrupt, cycles:u sampling|insns/sample|the same loop with the event counting instead|ratio|0.85|overflow.raw overflow.base"
-"kvm-entry-exit|KVM guest entry/exit with :G/:H events|insns/entry+exit|-|ratio|1.0|-"
+"kvm-entry-exit|KVM guest entry/exit with :G/:H events|insns/entry+exit|the same round trips without events|ratio|1.0|kvm-entry-exit.raw kvm-entry-exit.base"
 )
 # the plugin's counters, in the order of its sysreg: lines and of the table
 SYSREG_KEYS=(mrs msr isb pmu insns)
 
 # The benchmark programs, static, and run.sh, as a cpio archive that is
 # appended to the harness's initramfs (the kernel unpacks both): /bench.
+# kvm_exit comes from harness/kvm-tests.sh, built on the KVM selftest library.
 build_programs() {
-	local c
+	local c kvm
 	[ -f "$BIN/.built" ] && return 0
 	msg "building the benchmark programs into $BIN"
 	rm -rf "$BIN" && mkdir -p "$BIN/root/bench" || return 1
+	kvm=$("$HARNESS/kvm-tests.sh" | tail -n 1) || return 1
+	install -m 755 "$kvm/kvm_exit" "$BIN/root/bench/kvm_exit" || return 1
 	for c in "$SRC_DIR"/*.c; do
-		[ "$c" = "$PLUGIN_SRC" ] && continue	# a host program
+		# a host program, and the one kvm-tests.sh builds
+		[ "$c" = "$PLUGIN_SRC" ] || [ "$c" = "$SRC_DIR/kvm_exit.c" ] && continue
 		# shellcheck disable=SC2086
 		"${CROSS_COMPILE}gcc" $CFLAGS -o "$BIN/root/bench/$(basename "$c" .c)" "$c" ||
 			return 1
@@ -326,6 +334,8 @@ report() {
 		done
 		echo "  (ctxsw-N: each of the two tasks has its own N events; 6 = cycles,"
 		echo "  instructions, each also :u and :k)"
+		echo "  (kvm-entry-exit: a KVM_RUN to a guest MMIO store and back to the VMM,"
+		echo "  VHE; events instructions:G, instructions:H, cycles:G, cycles:H)"
 		echo "clock check, ns per guest instruction: base $(field base clock), ours $(field ours clock)"
 		echo "ping-pong without events: base $(field base ctxsw-0), ours $(field ours ctxsw-0) insns/switch"
 		if [ -n "$PLUGIN" ]; then

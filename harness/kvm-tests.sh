@@ -3,8 +3,10 @@
 # Build the KVM selftests run in the guest, statically linked for arm64:
 # the base tree's aarch64/vpmu_counter_access, unchanged, and our
 # aarch64/pmu_host_guest (tools/testing/selftests/kvm/aarch64/ of the
-# overlay), both on the base tree's unmodified KVM selftest library.
-# Print the folder holding the two binaries.
+# overlay), both on the base tree's unmodified KVM selftest library, and
+# on the same library the KVM benchmark of make bench, harness/bench/
+# kvm_exit.c (with its bench.h), built as aarch64/kvm_exit.
+# Print the folder holding the three binaries.
 #
 # The build runs on a scratch copy of the base's tools/ (the kvm Makefile
 # writes generated headers into it) with the base's UAPI headers from
@@ -16,8 +18,10 @@
 
 KVM_SELFTESTS=tools/testing/selftests/kvm
 OURS=aarch64/pmu_host_guest
-PROGS="aarch64/vpmu_counter_access $OURS"
-OUT=$CACHE/kvm-tests/$(hash_inputs "$TOP/$KVM_SELFTESTS" "$TOP/BASE" "$0")
+BENCH=aarch64/kvm_exit
+PROGS="aarch64/vpmu_counter_access $OURS $BENCH"
+OUT=$CACHE/kvm-tests/$(hash_inputs "$TOP/$KVM_SELFTESTS" "$TOP/BASE" "$0" \
+	"$HARNESS/bench/kvm_exit.c" "$HARNESS/bench/bench.h")
 
 if [ ! -f "$OUT/.built" ]; then
 	BASE_TREE=$("$HARNESS/base.sh")
@@ -35,6 +39,9 @@ if [ ! -f "$OUT/.built" ]; then
 	cp -a "$BASE_TREE/scripts/subarch.include" "$work/src/scripts/"
 	chmod -R u+w "$work/src"
 	cp -a "$TOP/$KVM_SELFTESTS/." "$work/src/$KVM_SELFTESTS/"
+	# the benchmark beside the tests: the Makefile builds it as one of them
+	cp "$HARNESS/bench/kvm_exit.c" "$HARNESS/bench/bench.h" \
+		"$work/src/$KVM_SELFTESTS/aarch64/"
 
 	# The UAPI headers at <top>/usr/include, where the Makefile looks
 	make -s -C "$BASE_TREE" O="$work/hdr" ARCH=arm64 \

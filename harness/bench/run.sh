@@ -30,6 +30,7 @@ fi
 ./ioctl || rc=1
 ./ctxsw || rc=1
 ./overflow || rc=1
-echo "bench: kvm-entry-exit n/a KVM issue not done"
+# KVM_RUN round trips with and without :G/:H events (n/a without /dev/kvm)
+./kvm_exit || rc=1
 echo "bench: done"
 exit $rc
