@@ -58,14 +58,9 @@ static char saved_sysctl = '0';
 
 static int sysctl_set(char val)
 {
-	int fd = open(SYSCTL, O_WRONLY);
-	ssize_t n;
+	char buf[2] = { val, 0 };
 
-	if (fd < 0)
-		return -errno;
-	n = write(fd, &val, 1);
-	close(fd);
-	return n == 1 ? 0 : -EIO;
+	return pmu_write_file(SYSCTL, buf);
 }
 
 static void sysctl_restore(void)
@@ -233,11 +228,6 @@ static bool user_read_guarded(struct perf_event_mmap_page *pc, uint64_t *count)
 	return ok;
 }
 
-struct user_event {
-	int fd;
-	struct perf_event_mmap_page *pc;
-};
-
 static void attr_for(struct perf_event_attr *attr, uint32_t type, uint64_t config,
 		     uint64_t config1)
 {
@@ -246,28 +236,12 @@ static void attr_for(struct perf_event_attr *attr, uint32_t type, uint64_t confi
 }
 
 /* Open an rdpmc INST_RETIRED event on pmu and map its page; -errno */
-static int user_event_open(struct user_event *ev, const struct hetero_pmu *pmu)
+static int user_event_open(struct pmu_user_event *ev, const struct hetero_pmu *pmu)
 {
 	struct perf_event_attr attr;
-	void *page;
 
 	attr_for(&attr, pmu->info.type, ARMV8_EVT_INST_RETIRED, PMU_CFG1_RDPMC);
-	ev->fd = pmu_open(&attr, -1);
-	if (ev->fd < 0)
-		return ev->fd;
-	page = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, ev->fd, 0);
-	if (page == MAP_FAILED) {
-		close(ev->fd);
-		return -errno;
-	}
-	ev->pc = page;
-	return 0;
-}
-
-static void user_event_close(struct user_event *ev)
-{
-	munmap((void *)ev->pc, sysconf(_SC_PAGESIZE));
-	close(ev->fd);
+	return pmu_user_event_open(ev, &attr);
 }
 
 static void test_disjoint(void)
@@ -376,7 +350,7 @@ static void test_hw_cache(void)
  * inlined nor specialised for a constant n, so that every call runs the
  * same instructions around the loop.
  */
-static __attribute__((noipa)) uint64_t user_delta(struct user_event *ev, unsigned long n)
+static __attribute__((noipa)) uint64_t user_delta(struct pmu_user_event *ev, unsigned long n)
 {
 	uint64_t a, b;
 
@@ -389,7 +363,7 @@ static __attribute__((noipa)) uint64_t user_delta(struct user_event *ev, unsigne
 }
 
 /* A user read, then read() of the running event; false on failure */
-static __attribute__((noipa)) bool read_pair(struct user_event *ev, uint64_t *user, int64_t *sys)
+static __attribute__((noipa)) bool read_pair(struct pmu_user_event *ev, uint64_t *user, int64_t *sys)
 {
 	if (!user_read_guarded(ev->pc, user))
 		return false;
@@ -403,7 +377,7 @@ static __attribute__((noipa)) bool read_pair(struct user_event *ev, uint64_t *us
  * saw plus the C code in between, the same code each time: the gap must
  * be the same small number around any amount of work.
  */
-static bool user_read_exact(struct user_event *ev, const char *pmu_name)
+static bool user_read_exact(struct pmu_user_event *ev, const char *pmu_name)
 {
 	uint64_t d1 = 0, d2 = 0, ua = 0, ub = 0;
 	int64_t ra = -1, rb = -1;
@@ -431,7 +405,7 @@ static bool user_read_exact(struct user_event *ev, const char *pmu_name)
 static void test_rdpmc_own_type(int k)
 {
 	struct hetero_pmu *pmu = &pmus[k];
-	struct user_event ev;
+	struct pmu_user_event ev;
 	char name[64];
 	bool ok;
 	int ret;
@@ -452,7 +426,7 @@ static void test_rdpmc_own_type(int k)
 	ok = ev.pc->cap_user_rdpmc && ev.pc->index >= 1 && ev.pc->index <= 32;
 	ok = user_read_exact(&ev, pmu->info.name) && ok;
 	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
-	user_event_close(&ev);
+	pmu_user_event_close(&ev);
 	pmu_result(ok, name);
 }
 
@@ -463,7 +437,7 @@ static void test_rdpmc_own_type(int k)
  */
 static void test_follows_cpu(void)
 {
-	struct user_event ev;
+	struct pmu_user_event ev;
 	int64_t before, after;
 	uint64_t v;
 	bool away_ok, back_ok;
@@ -506,7 +480,7 @@ static void test_follows_cpu(void)
 	pmu_result(back_ok, "own_pmu_cpus_access_again");
 
 	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
-	user_event_close(&ev);
+	pmu_user_event_close(&ev);
 }
 
 int main(void)

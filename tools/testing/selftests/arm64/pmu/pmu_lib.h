@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -299,6 +300,51 @@ static inline bool pmu_event_advertised(const struct pmu_info *pmu,
 	}
 	closedir(d);
 	return found;
+}
+
+/* Write val to a sysctl or sysfs file: 0, or -errno */
+static inline int pmu_write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)strlen(val) ? 0 : -EIO;
+}
+
+/* An event of this task with its user page mapped, for EL0 reads */
+struct pmu_user_event {
+	int fd;
+	struct perf_event_mmap_page *pc;
+};
+
+/* Open attr for this task on any CPU and map its page: 0, or -errno */
+static inline int pmu_user_event_open(struct pmu_user_event *ev,
+				      struct perf_event_attr *attr)
+{
+	void *page;
+
+	ev->fd = pmu_open(attr, -1);
+	if (ev->fd < 0)
+		return ev->fd;
+	page = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, ev->fd, 0);
+	if (page == MAP_FAILED) {
+		close(ev->fd);
+		return -errno;
+	}
+	ev->pc = page;
+	return 0;
+}
+
+static inline void pmu_user_event_close(struct pmu_user_event *ev)
+{
+	munmap((void *)ev->pc, sysconf(_SC_PAGESIZE));
+	close(ev->fd);
 }
 
 /* KTAP result line "ok N name" / "not ok N name". */

@@ -470,22 +470,10 @@ struct outcome {
 
 static char saved_paranoid[16], saved_access[16];
 
-static int sysctl_write(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -EIO;
-}
-
 static void sysctls_restore(void)
 {
-	sysctl_write(PARANOID, saved_paranoid);
-	sysctl_write(USER_ACCESS, saved_access);
+	pmu_write_file(PARANOID, saved_paranoid);
+	pmu_write_file(USER_ACCESS, saved_access);
 }
 
 /* Become nobody with no groups and, as a result, no capabilities */
@@ -630,14 +618,14 @@ int main(void)
 		char val[8];
 
 		snprintf(val, sizeof(val), "%d", levels[li]);
-		if (sysctl_write(PARANOID, val))
+		if (pmu_write_file(PARANOID, val))
 			ksft_exit_fail_msg("cannot write %s to " PARANOID "\n", val);
 		ksft_print_msg("perf_event_paranoid = %s\n", val);
 		memset(out, 0, sizeof(*out) * NCASES);
-		if (sysctl_write(USER_ACCESS, "1"))
+		if (pmu_write_file(USER_ACCESS, "1"))
 			ksft_exit_fail_msg("cannot write " USER_ACCESS "\n");
 		run_unprivileged(root_pid, '1', out);
-		sysctl_write(USER_ACCESS, "0");
+		pmu_write_file(USER_ACCESS, "0");
 		run_unprivileged(root_pid, '0', out);
 		report(levels[li], out);
 	}

@@ -21,7 +21,6 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -42,14 +41,9 @@ static char saved_sysctl = '0';
 
 static int sysctl_set(char val)
 {
-	int fd = open(SYSCTL, O_WRONLY);
-	ssize_t n;
+	char buf[2] = { val, 0 };
 
-	if (fd < 0)
-		return -errno;
-	n = write(fd, &val, 1);
-	close(fd);
-	return n == 1 ? 0 : -EIO;
+	return pmu_write_file(SYSCTL, buf);
 }
 
 static void sysctl_restore(void)
@@ -90,35 +84,14 @@ static int traps(uint32_t index, uint64_t *val)
 	return trapped;
 }
 
-struct user_event {
-	int fd;
-	struct perf_event_mmap_page *pc;
-};
-
 /* Open (-errno on failure) an EL0-only event of this task and map its page */
-static int user_event_open(struct user_event *ev, uint64_t evt, uint64_t config1)
+static int user_event_open(struct pmu_user_event *ev, uint64_t evt, uint64_t config1)
 {
 	struct perf_event_attr attr;
-	void *page;
 
 	pmu_attr_user(&attr, pmu.type, evt);
 	attr.config1 = config1;
-	ev->fd = pmu_open(&attr, -1);
-	if (ev->fd < 0)
-		return ev->fd;
-	page = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, ev->fd, 0);
-	if (page == MAP_FAILED) {
-		close(ev->fd);
-		return -errno;
-	}
-	ev->pc = page;
-	return 0;
-}
-
-static void user_event_close(struct user_event *ev)
-{
-	munmap((void *)ev->pc, sysconf(_SC_PAGESIZE));
-	close(ev->fd);
+	return pmu_user_event_open(ev, &attr);
 }
 
 /* Run everything on one CPU, so that a child shares the parent's PMU */
@@ -135,7 +108,7 @@ static void pin_to_cpu0(void)
 /* Is this PMU's counting width 64 bits? Any event's page says so */
 static int counter_width(void)
 {
-	struct user_event ev;
+	struct pmu_user_event ev;
 	int width;
 
 	if (user_event_open(&ev, ARMV8_EVT_INST_RETIRED, 0))
@@ -143,13 +116,13 @@ static int counter_width(void)
 	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
 	width = ev.pc->pmc_width;
 	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
-	user_event_close(&ev);
+	pmu_user_event_close(&ev);
 	return width;
 }
 
 static void test_page(void)
 {
-	struct user_event ev;
+	struct pmu_user_event ev;
 	bool ok;
 
 	if (user_event_open(&ev, ARMV8_EVT_INST_RETIRED, PMU_CFG1_RDPMC)) {
@@ -163,12 +136,12 @@ static void test_page(void)
 		       (unsigned int)ev.pc->cap_user_rdpmc, ev.pc->index,
 		       (unsigned int)ev.pc->pmc_width);
 	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
-	user_event_close(&ev);
+	pmu_user_event_close(&ev);
 	pmu_result(ok, "rdpmc_page_describes_counter");
 }
 
 /* User reads around spin(n): their difference; 0 on failure */
-static uint64_t user_delta(struct user_event *ev, unsigned long n)
+static uint64_t user_delta(struct pmu_user_event *ev, unsigned long n)
 {
 	uint64_t a, b;
 
@@ -188,7 +161,7 @@ static uint64_t user_delta(struct user_event *ev, unsigned long n)
 static void test_exact(const char *name, uint64_t config1)
 {
 	uint64_t d1, d2, last, total;
-	struct user_event ev;
+	struct pmu_user_event ev;
 	int ret, tries;
 	bool ok;
 
@@ -216,13 +189,13 @@ static void test_exact(const char *name, uint64_t config1)
 		       (unsigned int)ev.pc->pmc_width, d1, d2, last, total);
 	ok = ok && d1 && d2 && d2 - d1 == 2 * ITERS &&
 	     total >= last && total - last <= READ_SLACK;
-	user_event_close(&ev);
+	pmu_user_event_close(&ev);
 	pmu_result(ok, name);
 }
 
 static void test_cycles(void)
 {
-	struct user_event ev;
+	struct pmu_user_event ev;
 	uint64_t a = 0, b = 0;
 	bool ok;
 
@@ -237,14 +210,14 @@ static void test_cycles(void)
 	ksft_print_msg("cycles: index %u, %" PRIu64 " -> %" PRIu64 "\n",
 		       ev.pc->index, a, b);
 	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
-	user_event_close(&ev);
+	pmu_user_event_close(&ev);
 	pmu_result(ok, "rdpmc_cycles_on_pmccntr");
 }
 
 static void test_refusals(int width)
 {
 	struct perf_event_attr attr;
-	struct user_event ev;
+	struct pmu_user_event ev;
 	int fd, ret;
 
 	pmu_attr_user(&attr, pmu.type, ARMV8_EVT_INST_RETIRED);
@@ -258,12 +231,12 @@ static void test_refusals(int width)
 	ret = user_event_open(&ev, ARMV8_EVT_INST_RETIRED, PMU_CFG1_RDPMC | PMU_CFG1_LONG);
 	if (width == 64) {
 		if (!ret)
-			user_event_close(&ev);
+			pmu_user_event_close(&ev);
 		pmu_skip("rdpmc_long_without_64bit_eopnotsupp",
 			 "this PMU has 64-bit event counters");
 	} else {
 		if (!ret)
-			user_event_close(&ev);
+			pmu_user_event_close(&ev);
 		pmu_result(ret == -EOPNOTSUPP, "rdpmc_long_without_64bit_eopnotsupp");
 	}
 }
@@ -271,7 +244,7 @@ static void test_refusals(int width)
 /* A child with no event of its own, on the same CPU: mrs must trap */
 static void test_child_without_event_traps(void)
 {
-	struct user_event ev;
+	struct pmu_user_event ev;
 	uint64_t v;
 	pid_t pid;
 	int status = 0;
@@ -290,7 +263,7 @@ static void test_child_without_event_traps(void)
 		_exit(traps(PMU_USER_CYCLE_INDEX, &v) && traps(1, &v) ? 0 : 1);
 	waitpid(pid, &status, 0);
 	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
-	user_event_close(&ev);
+	pmu_user_event_close(&ev);
 	pmu_result(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		   "child_without_rdpmc_event_traps");
 }
@@ -303,7 +276,7 @@ static void test_child_without_event_traps(void)
 static void test_unowned_counters_read_zero(void)
 {
 	struct perf_event_attr attr;
-	struct user_event ev;
+	struct pmu_user_event ev;
 	uint64_t c0 = 1, c1 = 1;
 	int fds[2], i;
 	bool ok;
@@ -330,13 +303,13 @@ static void test_unowned_counters_read_zero(void)
 	     !traps(1, &c0) && !traps(2, &c1) && !c0 && !c1;
 	ksft_print_msg("unowned counters 0, 1: %" PRIu64 " %" PRIu64 "\n", c0, c1);
 	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
-	user_event_close(&ev);
+	pmu_user_event_close(&ev);
 	pmu_result(ok, "unowned_counters_read_zero");
 }
 
 static void test_sysctl_off_revokes(void)
 {
-	struct user_event ev;
+	struct pmu_user_event ev;
 	uint64_t v;
 	bool before, after;
 
@@ -350,7 +323,7 @@ static void test_sysctl_off_revokes(void)
 	after = traps(ev.pc->index, &v);
 	sysctl_set('1');
 	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
-	user_event_close(&ev);
+	pmu_user_event_close(&ev);
 	ksft_print_msg("read before: %s, after sysctl 0: %s\n",
 		       before ? "ok" : "trapped", after ? "trapped" : "ok");
 	pmu_result(before && after, "sysctl_off_mid_run_traps");
@@ -382,7 +355,7 @@ static struct rot_reads {
 	bool mono;
 } rot;
 
-static void read_through_rotations(struct user_event *ev, uint64_t span_ns,
+static void read_through_rotations(struct pmu_user_event *ev, uint64_t span_ns,
 				   unsigned long *user, unsigned long *fallback,
 				   unsigned long *trapped, bool *monotonic)
 {
@@ -426,7 +399,7 @@ static void test_reader_survives_rotation(void)
 	unsigned long user, fallback, trapped;
 	uint64_t interval_ms = 4;
 	struct perf_event_attr attr;
-	struct user_event ev;
+	struct pmu_user_event ev;
 	int fds[CROWD], n;
 	bool monotonic;
 
@@ -449,7 +422,7 @@ static void test_reader_survives_rotation(void)
 	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
 	while (n--)
 		close(fds[n]);
-	user_event_close(&ev);
+	pmu_user_event_close(&ev);
 	ksft_print_msg("%lu user reads, %lu read() fallbacks, %lu traps, %s\n",
 		       user, fallback, trapped,
 		       monotonic ? "monotonic" : "went backwards");

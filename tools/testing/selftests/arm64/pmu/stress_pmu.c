@@ -103,18 +103,6 @@ static int nr_counters;		/* event counters an instructions:u may use */
 
 /* ---- small helpers ---- */
 
-static int write_str(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -errno;
-}
-
 static void pin_to(int cpu)
 {
 	cpu_set_t set;
@@ -397,7 +385,7 @@ static void test_hotplug(void)
 		if (cycle == HOTPLUG_CYCLES)
 			break;
 
-		if (write_str(CPU1_ONLINE, "0")) {
+		if (pmu_write_file(CPU1_ONLINE, "0")) {
 			ksft_print_msg("cycle %d: offlining CPU 1 failed\n", cycle);
 			cycles_ok = false;
 			break;
@@ -428,7 +416,7 @@ static void test_hotplug(void)
 				close(fd);
 		}
 
-		if (write_str(CPU1_ONLINE, "1")) {
+		if (pmu_write_file(CPU1_ONLINE, "1")) {
 			ksft_print_msg("cycle %d: onlining CPU 1 failed\n", cycle);
 			cycles_ok = false;
 			break;
@@ -454,7 +442,7 @@ static void test_hotplug(void)
 	}
 	cpu1_close(&ev);
 	/* Whatever happened, leave CPU 1 online */
-	write_str(CPU1_ONLINE, "1");
+	pmu_write_file(CPU1_ONLINE, "1");
 
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 	waitpid(task, &status, 0);
@@ -588,7 +576,7 @@ static void test_toggle(void)
 		return;
 	}
 	sh = shared_alloc(sizeof(*sh));
-	write_str(USER_ACCESS, "0");
+	pmu_write_file(USER_ACCESS, "0");
 	sh->gen = 1;
 	fflush(stdout);
 	for (i = 0; i < NR_READERS; i++) {
@@ -605,10 +593,10 @@ static void test_toggle(void)
 	for (t = 0; t < TOGGLES; t++) {
 		/* Mark "maybe on" before access can come back */
 		__atomic_add_fetch(&sh->gen, 1, __ATOMIC_SEQ_CST);
-		write_str(USER_ACCESS, "1");
+		pmu_write_file(USER_ACCESS, "1");
 		/* Varied times on: some readers get rescheduled, some not */
 		sleep_ms(1 + t % 4);
-		write_str(USER_ACCESS, "0");
+		pmu_write_file(USER_ACCESS, "0");
 		/* The revoke has run on every CPU: from now on, off */
 		__atomic_add_fetch(&sh->gen, 1, __ATOMIC_SEQ_CST);
 		if (t % 3 == 0)
@@ -616,9 +604,9 @@ static void test_toggle(void)
 	}
 	/* End with access on for a while, then off for a while */
 	__atomic_add_fetch(&sh->gen, 1, __ATOMIC_SEQ_CST);
-	write_str(USER_ACCESS, "1");
+	pmu_write_file(USER_ACCESS, "1");
 	sleep_ms(20);
-	write_str(USER_ACCESS, "0");
+	pmu_write_file(USER_ACCESS, "0");
 	__atomic_add_fetch(&sh->gen, 1, __ATOMIC_SEQ_CST);
 	sleep_ms(20);
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
@@ -651,7 +639,7 @@ static void test_toggle(void)
 		sum.bad_mono += st->bad_mono + st->bad_above + st->bad_slack;
 		sum.bad_off += st->bad_off;
 	}
-	write_str(USER_ACCESS, saved);
+	pmu_write_file(USER_ACCESS, saved);
 	ksft_print_msg("%d toggles of " USER_ACCESS "\n", TOGGLES);
 
 	pmu_result(survive, names[0]);
