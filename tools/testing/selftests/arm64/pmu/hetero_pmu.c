@@ -363,7 +363,8 @@ static __attribute__((noipa)) uint64_t user_delta(struct pmu_user_event *ev, uns
 }
 
 /* A user read, then read() of the running event; false on failure */
-static __attribute__((noipa)) bool read_pair(struct pmu_user_event *ev, uint64_t *user, int64_t *sys)
+static __attribute__((noipa)) bool read_pair(struct pmu_user_event *ev, uint64_t *user,
+					     int64_t *sys)
 {
 	if (!user_read_guarded(ev->pc, user))
 		return false;
