@@ -105,7 +105,7 @@ START=$(date +%s)
 build_all
 start_debug_build
 host_suite qemu-bare "$HARNESS/qemu/test-bare.sh"
-guest_suite boot-max-vhe "" kunit selftests perftool perftest qemu-models kvm
+guest_suite boot-max-vhe "" kunit selftests perftool perftest qemu-models kvm fuzz
 guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool kvm
 guest_suite boot-max-pseudo-nmi "APPEND=irqchip.gicv3_pseudo_nmi=1" nmi selftests perftool
 guest_suite boot-cortex-a57 "QEMU_CPU=cortex-a57" kunit selftests perftool qemu-models
@@ -122,7 +122,10 @@ guest_suite boot-max-hetero "SMP=2 DTB=$HETERO_DTB" hetero
 if finish_debug_build; then
 	# KASAN, lockdep, UBSAN, KFENCE, lockup and hang detectors
 	# (debug.config): any report in the console fails the boot's dmesg plan.
-	guest_suite boot-debug "IMAGE=$DEBUG_IMAGE" kunit selftests perftool fuzz
+	# A sample costs ~100k instructions there: the fuzzer samples no more
+	# often than every 10000 events (fuzz.plan).
+	guest_suite boot-debug "IMAGE=$DEBUG_IMAGE APPEND=FUZZ_MIN_PERIOD=10000" \
+		kunit selftests perftool fuzz
 	# CPU hotplug, sysctl toggles and exhaustion need several CPUs
 	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4" stress
 	debug_report boot-debug boot-debug-smp4

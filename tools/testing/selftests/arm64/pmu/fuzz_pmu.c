@@ -131,6 +131,16 @@ static long page_size;
 #define MAX_SAMPLE_RATE		100000
 #define SIGTRAP_MIN_PERIOD	10000	/* see gen_attr(): sparse SIGTRAPs */
 #define SIGTRAP_MAX_FREQ	1000
+#define FLOOR_MAX_FREQ		1000	/* the frequency cap that goes with -p */
+
+/*
+ * -p: no sampling period below this, no frequency above FLOOR_MAX_FREQ.
+ * For debug kernels, where a sample costs ~100k instructions: there an
+ * event sampling every few instructions (period 3 of user BR_RETIRED on a
+ * CPU, seed 3 iteration 446) leaves the sampled code a few instructions
+ * per interrupt, and one iteration runs for minutes.
+ */
+static uint64_t min_period;
 static uint64_t max_sample_rate = MAX_SAMPLE_RATE;	/* the live value, printed */
 static const char *self_exe = "/proc/self/exe";
 
@@ -588,6 +598,10 @@ static void gen_attr(struct gen *g, pid_t victim)
 	if (attr->sigtrap && !attr->freq && attr->sample_period &&
 	    attr->sample_period < SIGTRAP_MIN_PERIOD)
 		attr->sample_period = SIGTRAP_MIN_PERIOD;
+	if (attr->freq && min_period && attr->sample_freq > FLOOR_MAX_FREQ)
+		attr->sample_freq = FLOOR_MAX_FREQ;
+	if (!attr->freq && attr->sample_period && attr->sample_period < min_period)
+		attr->sample_period = min_period;
 	if (!wild) {
 		attr->sample_type = gen_sane_sample_type();
 		if (attr->inherit)	/* PERF_SAMPLE_READ and inherit: refused */
@@ -953,6 +967,9 @@ static void do_ioctl(int s)
 	case 6: case 7:
 		cmd = PERF_EVENT_IOC_PERIOD;
 		val = chance(50) ? gen_sample_period(chance(20)) : gen_sample_freq(chance(20));
+		/* with -p: a period above the floor, or a frequency perf refuses */
+		if (val < min_period)
+			val = 100 * min_period;
 		arg = chance(95) ? (unsigned long)&val : chance(50) ? 0 : 16;
 		break;
 	case 8:
@@ -1032,12 +1049,14 @@ static void check_read(int s, const uint64_t *buf, long ret, size_t len)
 
 		want = 8 * (1 + te + tr) + nr * entry;
 		if (nr < 1 || nr > 1024 || (size_t)ret != want) {
-			report(&st->bad_read, "group read slot %d (format %#" PRIx64 "): %ld bytes, nr %" PRIu64,
+			report(&st->bad_read,
+			       "group read slot %d (format %#" PRIx64 "): %ld bytes, nr %" PRIu64,
 			       s, rf, ret, nr);
 			return;
 		}
 		if (te && tr && buf[2] > buf[1])
-			report(&st->bad_read, "group read slot %d: running %" PRIu64 " > enabled %" PRIu64,
+			report(&st->bad_read,
+			       "group read slot %d: running %" PRIu64 " > enabled %" PRIu64,
 			       s, buf[2], buf[1]);
 		return;
 	}
@@ -1051,7 +1070,8 @@ static void check_read(int s, const uint64_t *buf, long ret, size_t len)
 		report(&st->bad_read, "read slot %d: running %" PRIu64 " > enabled %" PRIu64,
 		       s, buf[2], buf[1]);
 	if ((rf & PERF_FORMAT_ID) && slots[s].id && buf[1 + te + tr] != slots[s].id)
-		report(&st->bad_read, "read slot %d: id %" PRIu64 ", PERF_EVENT_IOC_ID said %" PRIu64,
+		report(&st->bad_read,
+		       "read slot %d: id %" PRIu64 ", PERF_EVENT_IOC_ID said %" PRIu64,
 		       s, buf[1 + te + tr], slots[s].id);
 }
 
@@ -1143,7 +1163,8 @@ static void check_user_page(int s, struct mapping *m)
 		return;
 	if (s >= 0 && slots[s].ours && (index > PMU_USER_CYCLE_INDEX || (index && !cap) ||
 					(width != 0 && width != 32 && width != 64)))
-		report(&st->bad_page, "user page of slot %d: index %u cap_user_rdpmc %u pmc_width %u",
+		report(&st->bad_page,
+		       "user page of slot %d: index %u cap_user_rdpmc %u pmc_width %u",
 		       s, index, cap, width);
 	if (s >= 0 && slots[s].ours && slots[s].self && cap && index)
 		user_read(pc);
@@ -1160,7 +1181,8 @@ static void walk_ring(struct mapping *m)
 	size = pc->data_size ? pc->data_size : m->len - page_size;
 	if (off + size > m->len || !size || size & (size - 1)) {
 		report(&st->bad_ring, "ring: data_offset %llu data_size %llu in a %zu byte mapping",
-		       (unsigned long long)pc->data_offset, (unsigned long long)pc->data_size, m->len);
+		       (unsigned long long)pc->data_offset,
+		       (unsigned long long)pc->data_size, m->len);
 		return;
 	}
 	data = (uint8_t *)m->addr + off;
@@ -1177,7 +1199,8 @@ static void walk_ring(struct mapping *m)
 
 		if (h->size < sizeof(*h) || h->size % 8 || tail + h->size > head ||
 		    !h->type || h->type >= 64) {
-			report(&st->bad_ring, "ring: record type %u size %u at %" PRIu64 " (head %" PRIu64 ")",
+			report(&st->bad_ring,
+			       "ring: record type %u size %u at %" PRIu64 " (head %" PRIu64 ")",
 			       h->type, h->size, tail, head);
 			break;
 		}
@@ -1639,7 +1662,8 @@ static void print_hist(enum op_class c)
 
 static void print_usage(void)
 {
-	fprintf(stderr, "usage: fuzz_pmu [-s SEED] [-n ITERATIONS] [-i ITERATION] [-t SECONDS] [-v]\n");
+	fprintf(stderr, "usage: fuzz_pmu [-s SEED] [-n ITERATIONS] [-i ITERATION] [-t SECONDS]\n"
+			"                [-p MIN_PERIOD] [-v]\n");
 	exit(KSFT_FAIL);
 }
 
@@ -1660,7 +1684,7 @@ int main(int argc, char **argv)
 	}
 
 	seed = DEFAULT_SEED;
-	while ((opt = getopt(argc, argv, "s:n:i:t:v")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:i:t:p:v")) != -1) {
 		switch (opt) {
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -1674,6 +1698,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			timeout = atoi(optarg);
+			break;
+		case 'p':
+			min_period = strtoull(optarg, NULL, 0);
 			break;
 		case 'v':
 			verbose = true;
@@ -1734,13 +1761,15 @@ int main(int argc, char **argv)
 		if (r == pid) {
 			finished = WIFEXITED(status) && !WEXITSTATUS(status);
 			if (!finished)
-				ksft_print_msg("worker ended with status %#x (signal %d) in iteration %" PRIu64 ", last: %s\n",
+				ksft_print_msg("worker ended: status %#x (signal %d), iteration %"
+					       PRIu64 ", last: %s\n",
 					       status, WIFSIGNALED(status) ? WTERMSIG(status) : 0,
 					       st->iteration, st->last_op);
 			break;
 		}
 		if (secs > timeout) {
-			ksft_print_msg("worker still running after %d s, in iteration %" PRIu64 ", last: %s\n",
+			ksft_print_msg("worker still running after %d s, in iteration %" PRIu64
+				       ", last: %s\n",
 				       timeout, st->iteration, st->last_op);
 			ksft_print_msg("replay: fuzz_pmu -s %" PRIu64 " -i %" PRIu64 " -v\n",
 				       seed, st->iteration);
@@ -1759,9 +1788,11 @@ int main(int argc, char **argv)
 		print_hist(c);
 	printf("# opens on our PMU %" PRIu64 ", ioctls ok %" PRIu64 ", reads ok %" PRIu64
 	       ", mmaps ok %" PRIu64 "\n", st->open_ours, st->ioctl_ok, st->read_ok, st->mmap_ok);
-	printf("# forks %" PRIu64 " (execs %" PRIu64 ", exited cleanly %" PRIu64 "), victims %" PRIu64
-	       ", migrations %" PRIu64 ", perf_user_access writes %" PRIu64 "\n",
-	       st->forks, st->execs, st->children_ok, st->victims, st->migrations, st->sysctl_writes);
+	printf("# forks %" PRIu64 " (execs %" PRIu64 ", exited cleanly %" PRIu64
+	       "), victims %" PRIu64 ", migrations %" PRIu64
+	       ", perf_user_access writes %" PRIu64 "\n",
+	       st->forks, st->execs, st->children_ok, st->victims, st->migrations,
+	       st->sysctl_writes);
 	printf("# user pages %" PRIu64 ", user reads %" PRIu64 " (ok %" PRIu64 ", trapped %" PRIu64
 	       "), ring walks %" PRIu64 " (%" PRIu64 " records), busy loops %" PRIu64
 	       ", SIGIO %" PRIu64 ", SIGTRAP %" PRIu64 "\n",
