@@ -33,7 +33,6 @@
 #include "pmu_lib.h"
 #include "pmu_user_read.h"
 
-#define SYSCTL		"/proc/sys/kernel/perf_user_access"
 #define ITERS		100000UL
 /*
  * What the C code between a user read's mrs and read()'s svc may run:
@@ -54,20 +53,6 @@ struct hetero_pmu {
 
 static struct hetero_pmu pmus[MAX_PMUS];
 static int nr_pmus;
-static char saved_sysctl = '0';
-
-static int sysctl_set(char val)
-{
-	char buf[2] = { val, 0 };
-
-	return pmu_write_file(SYSCTL, buf);
-}
-
-static void sysctl_restore(void)
-{
-	sysctl_set(saved_sysctl);
-}
-
 /* "0", "0-1", "0,2-3": the sysfs cpulist format. 0 on success. */
 static int parse_cpulist(const char *s, cpu_set_t *set)
 {
@@ -486,7 +471,6 @@ static void test_follows_cpu(void)
 
 int main(void)
 {
-	char buf[8];
 	int k;
 
 	ksft_print_header();
@@ -502,12 +486,7 @@ int main(void)
 		exit(KSFT_SKIP);
 	}
 	sort_pmus();
-	if (pmu_read_sysfs(SYSCTL, buf, sizeof(buf)))
-		ksft_exit_fail_msg(SYSCTL " is missing\n");
-	saved_sysctl = buf[0];
-	atexit(sysctl_restore);
-	if (sysctl_set('1'))
-		ksft_exit_fail_msg("cannot write " SYSCTL "\n");
+	pmu_user_access_enable();
 
 	ksft_set_plan(1 + 2 * 2 + 4 + 3);
 	test_disjoint();

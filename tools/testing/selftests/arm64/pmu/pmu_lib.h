@@ -317,6 +317,41 @@ static inline int pmu_write_file(const char *path, const char *val)
 	return n == (ssize_t)strlen(val) ? 0 : -EIO;
 }
 
+#define PMU_USER_ACCESS_SYSCTL	"/proc/sys/kernel/perf_user_access"
+
+static inline int pmu_user_access_set(char val)
+{
+	char buf[2] = { val, 0 };
+
+	return pmu_write_file(PMU_USER_ACCESS_SYSCTL, buf);
+}
+
+/* The value kernel.perf_user_access had when the test started */
+static inline char *pmu_user_access_saved(void)
+{
+	static char saved = '0';
+
+	return &saved;
+}
+
+static inline void pmu_user_access_restore(void)
+{
+	pmu_user_access_set(*pmu_user_access_saved());
+}
+
+/* Note kernel.perf_user_access, to be put back at exit, and set it to 1 */
+static inline void pmu_user_access_enable(void)
+{
+	char buf[8];
+
+	if (pmu_read_sysfs(PMU_USER_ACCESS_SYSCTL, buf, sizeof(buf)))
+		ksft_exit_fail_msg(PMU_USER_ACCESS_SYSCTL " is missing\n");
+	*pmu_user_access_saved() = buf[0];
+	atexit(pmu_user_access_restore);
+	if (pmu_user_access_set('1'))
+		ksft_exit_fail_msg("cannot write " PMU_USER_ACCESS_SYSCTL "\n");
+}
+
 /* An event of this task with its user page mapped, for EL0 reads */
 struct pmu_user_event {
 	int fd;

@@ -27,7 +27,6 @@
 #include "pmu_lib.h"
 #include "pmu_user_read.h"
 
-#define SYSCTL		"/proc/sys/kernel/perf_user_access"
 #define ITERS		100000UL
 /* What the C code between a user read and the disabling ioctl may run */
 #define READ_SLACK	64
@@ -37,20 +36,6 @@
 #define ROTATIONS	100
 
 static struct pmu_info pmu;
-static char saved_sysctl = '0';
-
-static int sysctl_set(char val)
-{
-	char buf[2] = { val, 0 };
-
-	return pmu_write_file(SYSCTL, buf);
-}
-
-static void sysctl_restore(void)
-{
-	sysctl_set(saved_sysctl);
-}
-
 /* Exactly 2 * n user instructions once inlined */
 static inline void spin(unsigned long n)
 {
@@ -319,9 +304,9 @@ static void test_sysctl_off_revokes(void)
 	}
 	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
 	before = !traps(ev.pc->index, &v);
-	sysctl_set('0');
+	pmu_user_access_set('0');
 	after = traps(ev.pc->index, &v);
-	sysctl_set('1');
+	pmu_user_access_set('1');
 	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
 	pmu_user_event_close(&ev);
 	ksft_print_msg("read before: %s, after sysctl 0: %s\n",
@@ -431,15 +416,10 @@ static void test_reader_survives_rotation(void)
 
 int main(void)
 {
-	char buf[8];
 	int width;
 
 	ksft_print_header();
 	pmu_find_or_skip(&pmu);
-	if (pmu_read_sysfs(SYSCTL, buf, sizeof(buf)))
-		ksft_exit_fail_msg(SYSCTL " is missing\n");
-	saved_sysctl = buf[0];
-	atexit(sysctl_restore);
 	pin_to_cpu0();
 	ksft_set_plan(11);
 
@@ -450,8 +430,7 @@ int main(void)
 		pmu_result(traps(PMU_USER_CYCLE_INDEX, &v), "no_event_traps");
 	}
 
-	if (sysctl_set('1'))
-		ksft_exit_fail_msg("cannot write " SYSCTL "\n");
+	pmu_user_access_enable();
 	width = counter_width();
 	ksft_print_msg("counting width %d\n", width);
 
