@@ -371,18 +371,18 @@ static const unsigned int armv8pmu_cache_map[PERF_COUNT_HW_CACHE_MAX]
  * A chained pair is known by its odd (high) counter; the even one below
  * it holds the low half.
  */
-static bool armv8pmu_event_wants_pair(struct perf_event *event)
+static bool armv8pmu_event_wants_pair(const struct perf_event *event)
 {
 	return event->hw.flags & ARMV8PMU_EVT_PAIR;
 }
 
-static bool armv8pmu_event_chained(struct perf_event *event)
+static bool armv8pmu_event_chained(const struct perf_event *event)
 {
 	return event->hw.idx < ARMV8_PMU_CYCLE_IDX && armv8pmu_event_wants_pair(event);
 }
 
 /* The PMCNTEN/PMINTEN/PMOVS bits of every counter the event occupies */
-static u64 armv8pmu_event_cntrs(struct perf_event *event)
+static u64 armv8pmu_event_cntrs(const struct perf_event *event)
 {
 	int idx = event->hw.idx;
 
@@ -697,6 +697,14 @@ static atomic_t armv8pmu_nr_pmus = ATOMIC_INIT(0);
  */
 static DEFINE_PER_CPU(bool, armv8pmu_el0_granted);
 
+/*
+ * The counters the running task may read from EL0 on this CPU: those of
+ * its own events while it has rdpmc ones, else none. What the hardware
+ * cannot restrict to these (see armv8pmu_user_access_grant()) traps, and
+ * armv8pmu_el0_access() reads these and 0 for the others.
+ */
+static DEFINE_PER_CPU(u64, armv8pmu_el0_readable);
+
 static bool armv8pmu_event_rdpmc(const struct perf_event *event)
 {
 	return event->attr.config1 & ARMV8PMU_CFG1_RDPMC;
@@ -732,8 +740,9 @@ static bool armv8pmu_user_access_due(void)
 }
 
 /*
- * The counters of the running task's events: task-bound events scheduled
- * on this CPU are all current's. CPU-wide events are not the task's.
+ * The counters of the running task's events, both halves of a chained
+ * pair: task-bound events scheduled on this CPU are all current's.
+ * CPU-wide events are not the task's.
  */
 static u64 armv8pmu_task_counters(const struct pmu_hw_events *cpuc)
 {
@@ -744,7 +753,7 @@ static u64 armv8pmu_task_counters(const struct pmu_hw_events *cpuc)
 		const struct perf_event *event = cpuc->events[idx];
 
 		if (event && (event->attach_state & PERF_ATTACH_TASK))
-			mask |= BIT_ULL(idx);
+			mask |= armv8pmu_event_cntrs(event);
 	}
 	return mask;
 }
@@ -757,29 +766,112 @@ static void armv8pmu_write_pmuacr(u64 val)
 }
 
 /*
- * Without FEAT_PMUv3p9, EL0 may read any event counter and the cycle
- * counter once ER and CR are set, not only the ones the task owns: zero
- * every counter no event holds, so nothing a previous context counted can
- * be seen. With it, UEN limits EL0 to the task's own counters as PMUACR
- * names them (ER and CR then only keep EL0 from writing them): counters
- * of CPU-wide events stay out of reach, and nothing needs zeroing.
+ * With FEAT_PMUv3p9, UEN limits EL0 to the counters PMUACR names (ER and
+ * CR then only keep EL0 from writing them): the task's own. Without it,
+ * ER and CR open every counter to EL0. That is only given while all the
+ * counters in use are the task's, after zeroing the idle ones so that
+ * nothing a previous context counted can be seen. While a CPU-wide event
+ * holds a counter, EL0 access stays off and every read traps instead, to
+ * be answered by armv8pmu_el0_access(): slower, but the task still reads
+ * its own counters, and never the CPU-wide event's.
  */
 static void armv8pmu_user_access_grant(struct arm_pmu *cpu_pmu,
 				       const struct pmu_hw_events *cpuc)
 {
+	u64 task = armv8pmu_task_counters(cpuc);
 	unsigned long idle = cpu_pmu->cntr_mask[0] & ~cpuc->used_mask[0];
 	u32 enable = ARMV8_PMU_USERENR_ER | ARMV8_PMU_USERENR_CR;
 	int idx;
 
+	__this_cpu_write(armv8pmu_el0_readable, task);
 	if (armv8pmu_has_pmuacr(cpu_pmu)) {
-		armv8pmu_write_pmuacr(armv8pmu_task_counters(cpuc));
+		armv8pmu_write_pmuacr(task);
 		armv8pmu_userenr_set(enable | ARMV8PMU_USERENR_UEN);
 		return;
 	}
+	if (task != cpuc->used_mask[0])
+		return;
 	for_each_set_bit(idx, &idle, ARMPMU_MAX_HWEVENTS)
 		armv8pmu_write_hw_counter(idx, 0);
 	armv8pmu_userenr_set(enable);
 }
+
+#ifdef CONFIG_ARM64
+/*
+ * The counter an EL0 read of sysreg names, -1 if it does not name one.
+ * PMEVCNTR<n>_EL0 is CRm 8-11 of CRn 14, n being CRm[1:0]:op2, of which 31
+ * is not an event counter.
+ */
+static int armv8pmu_el0_counter_idx(u32 sysreg)
+{
+	int n = (sys_reg_CRm(sysreg) & 3) << 3 | sys_reg_Op2(sysreg);
+
+	switch (sysreg) {
+	case SYS_PMCCNTR_EL0:
+		return ARMV8_PMU_CYCLE_IDX;
+	case SYS_PMXEVCNTR_EL0:
+		n = read_sysreg(pmselr_el0) & PMSELR_EL0_SEL_MASK;
+		break;
+	default:
+		if (sysreg != SYS_PMEVCNTRn_EL0(n))
+			return -1;
+		break;
+	}
+	return n < ARMV8_PMU_MAX_GENERAL_COUNTERS ? n : -1;
+}
+
+/*
+ * Reads of the counters, and the selector that the reader of
+ * Documentation/arch/arm64/pmu-user-access.rst sets for PMXEVCNTR_EL0.
+ */
+static bool armv8pmu_el0_emulate(u32 sysreg, bool is_read, u64 *val)
+{
+	int idx;
+
+	if (sysreg == SYS_PMSELR_EL0) {
+		if (is_read)
+			*val = read_sysreg(pmselr_el0);
+		else
+			write_sysreg(*val & PMSELR_EL0_SEL_MASK, pmselr_el0);
+		return true;
+	}
+	idx = is_read ? armv8pmu_el0_counter_idx(sysreg) : -1;
+	if (idx < 0)
+		return false;
+	*val = 0;
+	if (__this_cpu_read(armv8pmu_el0_readable) & BIT_ULL(idx))
+		*val = armv8pmu_read_hw_counter(idx);
+	return true;
+}
+
+/**
+ * armv8pmu_el0_access() - carry out an EL0 PMU register access that trapped
+ * @sysreg: the register, as sys_reg() encodes it
+ * @is_read: the access is an MRS, else an MSR
+ * @val: the value an MSR writes; where the value an MRS reads goes
+ *
+ * Called by the arm64 trap handler for an EL0 access that PMUSERENR_EL0
+ * (or PMUACR_EL1) does not let through while the running task may read
+ * counters: see armv8pmu_user_access_grant(). The task's own counters
+ * read as the hardware has them, every other counter as 0.
+ *
+ * Return: true if the access was carried out, false if it is to remain an
+ * undefined instruction: the task may not read counters, or @sysreg is
+ * neither a counter nor PMSELR_EL0.
+ */
+bool armv8pmu_el0_access(u32 sysreg, bool is_read, u64 *val)
+{
+	unsigned long flags;
+	bool done = false;
+
+	/* The counters may change hands in an interrupt: keep them still */
+	local_irq_save(flags);
+	if (armv8pmu_user_access_due())
+		done = armv8pmu_el0_emulate(sysreg, is_read, val);
+	local_irq_restore(flags);
+	return done;
+}
+#endif
 
 /* Runs on every CPU when the sysctl is cleared, interrupting what ran */
 static void armv8pmu_user_access_revoke(void *unused)
@@ -870,6 +962,7 @@ static void armv8pmu_counting_off(struct arm_pmu *cpu_pmu)
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu));
 	if (__this_cpu_read(armv8pmu_el0_granted))
 		armv8pmu_userenr_set(0);
+	__this_cpu_write(armv8pmu_el0_readable, 0);
 }
 
 /* Runs on each CPU as it comes up, and after it loses PMU state */

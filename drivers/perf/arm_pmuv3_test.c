@@ -555,6 +555,24 @@ static void test_pmuacr_names_only_task_counters(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, armv8pmu_has_pmuacr(test_pmu(test, TEST_PMU_V3P5)));
 }
 
+/*
+ * A chained pair is one event on two counters: both are the task's, or
+ * EL0 would be kept off the hardware (and read 0 for the low half).
+ */
+static void test_task_counters_cover_both_halves_of_pair(struct kunit *test)
+{
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3);
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+	struct perf_event *pair = test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, 0);
+
+	pair->hw.flags |= ARMV8PMU_EVT_PAIR;
+	test_place(cpuc, pair, 3, true);
+	__set_bit(2, cpuc->used_mask);
+	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, 0), 4, false);
+
+	KUNIT_EXPECT_EQ(test, armv8pmu_task_counters(cpuc), BIT_ULL(2) | BIT_ULL(3));
+}
+
 static void test_cycles_take_cycle_counter(struct kunit *test)
 {
 	struct pmu_hw_events *cpuc = test_cpuc(test);
@@ -763,6 +781,7 @@ static struct kunit_case armv8pmu_test_cases[] = {
 	KUNIT_CASE(test_user_access_avoids_instruction_counter),
 	KUNIT_CASE(test_user_index_is_counter_plus_one),
 	KUNIT_CASE(test_pmuacr_names_only_task_counters),
+	KUNIT_CASE(test_task_counters_cover_both_halves_of_pair),
 	KUNIT_CASE_PARAM(test_counter_width, test_width_gen_params),
 	KUNIT_CASE(test_threshold_fields_fill_th_and_tc),
 	KUNIT_CASE(test_zero_threshold_leaves_evtype_alone),
@@ -792,3 +811,126 @@ static struct kunit_suite armv8pmu_test_suite = {
 };
 
 kunit_test_suite(armv8pmu_test_suite);
+
+#ifdef CONFIG_ARM64
+/* ---- EL0 counter reads that trapped (these touch PMSELR_EL0) ---- */
+
+struct test_el0_idx_case {
+	const char *desc;
+	u32 sysreg;
+	int idx;
+};
+
+static const struct test_el0_idx_case test_el0_idx_cases[] = {
+	{ "PMEVCNTR0_EL0", SYS_PMEVCNTRn_EL0(0), 0 },
+	{ "PMEVCNTR7_EL0", SYS_PMEVCNTRn_EL0(7), 7 },
+	{ "PMEVCNTR8_EL0", SYS_PMEVCNTRn_EL0(8), 8 },
+	{ "PMEVCNTR30_EL0", SYS_PMEVCNTRn_EL0(30), 30 },
+	{ "PMCCNTR_EL0", SYS_PMCCNTR_EL0, ARMV8_PMU_CYCLE_IDX },
+	{ "no PMEVCNTR31_EL0", sys_reg(3, 3, 14, 11, 7), -1 },
+	{ "PMEVTYPER3_EL0", SYS_PMEVTYPERn_EL0(3), -1 },
+	{ "PMCCFILTR_EL0", SYS_PMCCFILTR_EL0, -1 },
+	{ "PMCR_EL0", SYS_PMCR_EL0, -1 },
+	{ "PMXEVTYPER_EL0", SYS_PMXEVTYPER_EL0, -1 },
+	{ "PMUSERENR_EL0", SYS_PMUSERENR_EL0, -1 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(test_el0_idx, test_el0_idx_cases, desc);
+
+static void test_el0_counter_idx(struct kunit *test)
+{
+	const struct test_el0_idx_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, armv8pmu_el0_counter_idx(c->sysreg), c->idx);
+}
+
+static void test_el0_selector_picks_counter(struct kunit *test)
+{
+	write_sysreg(5, pmselr_el0);
+	isb();
+	KUNIT_EXPECT_EQ(test, armv8pmu_el0_counter_idx(SYS_PMXEVCNTR_EL0), 5);
+	write_sysreg(ARMV8_PMU_CYCLE_IDX, pmselr_el0);
+	isb();
+	KUNIT_EXPECT_EQ(test, armv8pmu_el0_counter_idx(SYS_PMXEVCNTR_EL0), -1);
+	write_sysreg(0, pmselr_el0);
+}
+
+/* Run armv8pmu_el0_emulate() with this CPU's readable set to mask */
+static bool test_el0_emulate(u64 mask, u32 sysreg, bool is_read, u64 *val)
+{
+	unsigned long flags;
+	u64 saved;
+	bool done;
+
+	local_irq_save(flags);
+	saved = __this_cpu_read(armv8pmu_el0_readable);
+	__this_cpu_write(armv8pmu_el0_readable, mask);
+	done = armv8pmu_el0_emulate(sysreg, is_read, val);
+	__this_cpu_write(armv8pmu_el0_readable, saved);
+	local_irq_restore(flags);
+	return done;
+}
+
+static void test_el0_unowned_counter_reads_zero(struct kunit *test)
+{
+	u64 val = 0xdead;
+
+	KUNIT_EXPECT_TRUE(test, test_el0_emulate(BIT_ULL(1), SYS_PMCCNTR_EL0, true, &val));
+	KUNIT_EXPECT_EQ(test, val, 0);
+	val = 0xdead;
+	KUNIT_EXPECT_TRUE(test, test_el0_emulate(0, SYS_PMEVCNTRn_EL0(1), true, &val));
+	KUNIT_EXPECT_EQ(test, val, 0);
+}
+
+/* The cycle counter only goes up: an owned read falls between two reads */
+static void test_el0_owned_counter_reads_hardware(struct kunit *test)
+{
+	u64 before, val, after;
+
+	before = read_pmccntr();
+	KUNIT_EXPECT_TRUE(test, test_el0_emulate(BIT_ULL(ARMV8_PMU_CYCLE_IDX),
+						 SYS_PMCCNTR_EL0, true, &val));
+	after = read_pmccntr();
+	KUNIT_EXPECT_GE(test, val, before);
+	KUNIT_EXPECT_LE(test, val, after);
+}
+
+/* Only counter reads and the selector: the rest stays undefined at EL0 */
+static void test_el0_other_access_refused(struct kunit *test)
+{
+	u64 val = 0;
+
+	KUNIT_EXPECT_FALSE(test, test_el0_emulate(~0ULL, SYS_PMCR_EL0, true, &val));
+	KUNIT_EXPECT_FALSE(test, test_el0_emulate(~0ULL, SYS_PMEVCNTRn_EL0(0), false, &val));
+	KUNIT_EXPECT_FALSE(test, test_el0_emulate(~0ULL, SYS_PMCCNTR_EL0, false, &val));
+	KUNIT_EXPECT_FALSE(test, test_el0_emulate(~0ULL, SYS_PMEVTYPERn_EL0(0), true, &val));
+}
+
+static void test_el0_selector_write_keeps_sel_bits(struct kunit *test)
+{
+	u64 val = 0x25;
+
+	KUNIT_EXPECT_TRUE(test, test_el0_emulate(0, SYS_PMSELR_EL0, false, &val));
+	val = 0;
+	KUNIT_EXPECT_TRUE(test, test_el0_emulate(0, SYS_PMSELR_EL0, true, &val));
+	KUNIT_EXPECT_EQ(test, val, 5);
+	write_sysreg(0, pmselr_el0);
+}
+
+static struct kunit_case armv8pmu_el0_test_cases[] = {
+	KUNIT_CASE_PARAM(test_el0_counter_idx, test_el0_idx_gen_params),
+	KUNIT_CASE(test_el0_selector_picks_counter),
+	KUNIT_CASE(test_el0_unowned_counter_reads_zero),
+	KUNIT_CASE(test_el0_owned_counter_reads_hardware),
+	KUNIT_CASE(test_el0_other_access_refused),
+	KUNIT_CASE(test_el0_selector_write_keeps_sel_bits),
+	{}
+};
+
+static struct kunit_suite armv8pmu_el0_test_suite = {
+	.name = "arm_pmuv3_el0",
+	.test_cases = armv8pmu_el0_test_cases,
+};
+
+kunit_test_suite(armv8pmu_el0_test_suite);
+#endif

@@ -23,6 +23,7 @@ rc=0
 # the driver); selfmon itself says n/a when the event page offers no rdpmc.
 if [ "${BENCH_SELFMON:-1}" = 0 ] || [ ! -e /proc/sys/kernel/perf_user_access ]; then
 	echo "bench: selfmon-read n/a userspace access not implemented yet"
+	echo "bench: selfmon-shared n/a userspace access not implemented yet"
 else
 	echo 1 > /proc/sys/kernel/perf_user_access
 	./selfmon || rc=1

@@ -11,6 +11,12 @@
  * The reported path is cycles:u (the cycle counter, PMCCNTR_EL0); the
  * details add instructions:u (an event counter, through PMSELR_EL0).
  *
+ * selfmon-shared is the same read of cycles:u while a pinned CPU-wide
+ * instructions event (every exception level) holds an event counter, as
+ * under `perf stat -a` or the NMI watchdog: a driver that must keep the
+ * task off that counter and has no FEAT_PMUv3p9 lets each mrs trap and
+ * answers it in the kernel. One that does not shows the CPU-wide count.
+ *
  * Needs config1:1 (rdpmc) and kernel.perf_user_access=1 (run.sh sets it
  * when the kernel has it, and reports the path n/a when it does not).
  * When the page offers no rdpmc this prints n/a with the reason.
@@ -25,13 +31,14 @@ static volatile uint64_t sink;
 
 /*
  * Median ns per read and per empty iteration, of an rdpmc event of config
- * (emitted to the plugin as selfmon-read when label); returns -1 with *why
- * when user access is not offered, else 0 with the counter's index and
- * width in *why.
+ * (emitted to the plugin as <path>.raw and <path>.base, or as warm when
+ * path is NULL); returns -1 with *why when user access is not offered,
+ * else 0 with the counter's index and width in *why.
  */
-static int per_read(uint64_t config, int label, double *read_ns,
+static int per_read(uint64_t config, const char *path, double *read_ns,
 		    double *empty_ns, const char **why)
 {
+	char raw_label[64], base_label[64];
 	struct perf_event_attr attr = {
 		.type = pmu_type(),
 		.config = config,
@@ -45,6 +52,8 @@ static int per_read(uint64_t config, int label, double *read_ns,
 	static char buf[128];
 	int fd, r, i;
 
+	snprintf(raw_label, sizeof(raw_label), "%s.raw", path ? path : "warm");
+	snprintf(base_label, sizeof(base_label), "%s.base", path ? path : "warm");
 	attr.size = sizeof(attr);
 	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
 	if (fd < 0) {
@@ -71,7 +80,7 @@ static int per_read(uint64_t config, int label, double *read_ns,
 		}
 		mark_end();
 		t1 = now_ns();
-		mark_emit(label ? "selfmon-read.raw" : "warm", OPS);
+		mark_emit(raw_label, OPS);
 		raw[r] = (double)(t1 - t0) / OPS;
 		t0 = now_ns();
 		mark_begin();
@@ -82,7 +91,7 @@ static int per_read(uint64_t config, int label, double *read_ns,
 		}
 		mark_end();
 		t1 = now_ns();
-		mark_emit(label ? "selfmon-read.base" : "warm", OPS);
+		mark_emit(base_label, OPS);
 		base[r] = (double)(t1 - t0) / OPS;
 	}
 	snprintf(buf, sizeof(buf), "index=%u pmc_width=%u", pc->index,
@@ -96,6 +105,38 @@ static int per_read(uint64_t config, int label, double *read_ns,
 	return 0;
 }
 
+/* cycles:u read as selfmon-shared, beside a CPU-wide instructions event */
+static void shared_read(void)
+{
+	struct perf_event_attr attr = {
+		.type = pmu_type(),
+		.config = EVT_INST_RETIRED,
+		.pinned = 1,
+	};
+	double cyc, cyc_empty;
+	char extra[192];
+	const char *why;
+	uint64_t wide;
+	int fd;
+
+	attr.size = sizeof(attr);
+	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, 0);
+	if (fd < 0) {
+		printf("bench: selfmon-shared n/a CPU-wide event: %s\n", strerror(errno));
+		return;
+	}
+	if (per_read(EVT_CPU_CYCLES, "selfmon-shared", &cyc, &cyc_empty, &why)) {
+		printf("bench: selfmon-shared n/a %s\n", why);
+	} else {
+		if (read(fd, &wide, sizeof(wide)) != sizeof(wide))
+			die("read");
+		snprintf(extra, sizeof(extra), "event=cycles:u %s cpu_wide_count=%llu",
+			 why, (unsigned long long)wide);
+		report("selfmon-shared", cyc, cyc_empty, OPS, extra);
+	}
+	close(fd);
+}
+
 int main(void)
 {
 	double cyc, cyc_empty, ins, ins_empty;
@@ -103,15 +144,17 @@ int main(void)
 	const char *why;
 
 	pin_cpu0();
-	if (per_read(EVT_CPU_CYCLES, 1, &cyc, &cyc_empty, &why)) {
+	if (per_read(EVT_CPU_CYCLES, "selfmon-read", &cyc, &cyc_empty, &why)) {
 		printf("bench: selfmon-read n/a %s\n", why);
+		printf("bench: selfmon-shared n/a %s\n", why);
 		return 0;
 	}
 	snprintf(cyc_info, sizeof(cyc_info), "%s", why);
-	if (!per_read(EVT_INST_RETIRED, 0, &ins, &ins_empty, &why))
+	if (!per_read(EVT_INST_RETIRED, NULL, &ins, &ins_empty, &why))
 		snprintf(evc, sizeof(evc), "%.1f", ins - ins_empty);
 	snprintf(extra, sizeof(extra), "event=cycles:u %s event_counter_read=%s",
 		 cyc_info, evc);
 	report("selfmon-read", cyc, cyc_empty, OPS, extra);
+	shared_read();
 	return 0;
 }

@@ -10,8 +10,9 @@
  *     rdpmc on a PMU without 64-bit event counters (EOPNOTSUPP);
  *   - no leak: a task without an rdpmc event traps (SIGILL) on mrs, even
  *     right after a task with access ran on the same CPU; a task with
- *     access reads 0 from counters it does not own; clearing the sysctl
- *     makes the next read trap;
+ *     access reads 0 from counters it does not own, idle or held by a
+ *     CPU-wide event, and its own read stays exact beside CPU-wide
+ *     events; clearing the sysctl makes the next read trap;
  *   - a reader keeps its access while rotation takes its event off and
  *     puts it back on a counter: it falls back to read(), it never traps.
  *
@@ -51,8 +52,38 @@ static void on_sigill(int sig)
 	siglongjmp(trap_jmp, 1);
 }
 
-/* 1 if reading counter index (perf numbering, 32 = cycles) traps */
-static int traps(uint32_t index, uint64_t *val)
+/* Counter index (perf numbering, 32 = cycles) through the selector */
+static uint64_t selector_read(uint32_t index)
+{
+	if (index == PMU_USER_CYCLE_INDEX)
+		return pmu_user_cycle_counter();
+	return pmu_user_event_counter(index - 1);
+}
+
+/* Event counters 0-3 (index 1-4) by their own registers, as libperf reads */
+static uint64_t direct_read(uint32_t index)
+{
+	uint64_t val = 0;
+
+	switch (index) {
+	case 1:
+		asm volatile("mrs %0, pmevcntr0_el0" : "=r" (val));
+		break;
+	case 2:
+		asm volatile("mrs %0, pmevcntr1_el0" : "=r" (val));
+		break;
+	case 3:
+		asm volatile("mrs %0, pmevcntr2_el0" : "=r" (val));
+		break;
+	case 4:
+		asm volatile("mrs %0, pmevcntr3_el0" : "=r" (val));
+		break;
+	}
+	return val;
+}
+
+/* 1 if reading counter index with read() traps, else its value in *val */
+static int traps_via(uint64_t (*read)(uint32_t), uint32_t index, uint64_t *val)
 {
 	struct sigaction sa = { .sa_handler = on_sigill };
 	struct sigaction old;
@@ -61,12 +92,15 @@ static int traps(uint32_t index, uint64_t *val)
 	sigaction(SIGILL, &sa, &old);
 	if (sigsetjmp(trap_jmp, 1))
 		trapped = 1;
-	else if (index == PMU_USER_CYCLE_INDEX)
-		*val = pmu_user_cycle_counter();
 	else
-		*val = pmu_user_event_counter(index - 1);
+		*val = read(index);
 	sigaction(SIGILL, &old, NULL);
 	return trapped;
+}
+
+static int traps(uint32_t index, uint64_t *val)
+{
+	return traps_via(selector_read, index, val);
 }
 
 /* Open (-errno on failure) an EL0-only event of this task and map its page */
@@ -292,6 +326,88 @@ static void test_unowned_counters_read_zero(void)
 	pmu_result(ok, "unowned_counters_read_zero");
 }
 
+/*
+ * With the task's rdpmc event counting, read every counter but its own,
+ * through the selector (index 1-31, then the cycle counter), then event
+ * counters 0-3 by their own registers: a nonzero value or a trap, each
+ * printed, is what the task must not see.
+ */
+static int count_visible_foreign_counters(void)
+{
+	struct pmu_user_event ev;
+	uint32_t i, own;
+	int bad = 0;
+	uint64_t v;
+
+	if (user_event_open(&ev, ARMV8_EVT_INST_RETIRED, PMU_CFG1_RDPMC))
+		return -1;
+	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
+	spin(ITERS);
+	own = ev.pc->index;
+	for (i = 1; i <= PMU_USER_CYCLE_INDEX + 4; i++) {
+		bool direct = i > PMU_USER_CYCLE_INDEX;
+		uint32_t index = direct ? i - PMU_USER_CYCLE_INDEX : i;
+		int trapped;
+
+		if (index == own)
+			continue;
+		v = 0;
+		trapped = traps_via(direct ? direct_read : selector_read, index, &v);
+		if (trapped || v) {
+			ksft_print_msg("counter index %u%s: %s %" PRIu64 "\n", index,
+				       direct ? " (PMEVCNTR<n>_EL0)" : "",
+				       trapped ? "traps" : "reads", v);
+			bad++;
+		}
+	}
+	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
+	pmu_user_event_close(&ev);
+	return bad;
+}
+
+/*
+ * Pinned CPU-wide cycles and instructions, every exception level, share
+ * the PMU with the reader: they count the whole CPU, kernel included, and
+ * no task may see that. Without FEAT_PMUv3p9 EL0 cannot be kept off one
+ * counter, so the kernel leaves EL0 access off and answers each read that
+ * traps: the task's own counter as it is (the read stays exact), every
+ * other counter 0.
+ */
+static void test_cpu_wide_counters_hidden(void)
+{
+	static const uint64_t evts[] = { ARMV8_EVT_CPU_CYCLES, ARMV8_EVT_INST_RETIRED };
+	int64_t counts[2] = { -1, -1 };
+	struct perf_event_attr attr;
+	int wide[2], i, bad;
+
+	for (i = 0; i < 2; i++) {
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = pmu.type;
+		attr.config = evts[i];
+		attr.pinned = 1;
+		wide[i] = syscall(__NR_perf_event_open, &attr, -1, 0, -1, 0);
+		if (wide[i] < 0) {
+			ksft_print_msg("CPU-wide event %d: %s\n", i, strerror(errno));
+			while (i--)
+				close(wide[i]);
+			pmu_result(false, "rdpmc_exact_beside_cpu_wide_events");
+			pmu_result(false, "cpu_wide_counters_read_zero");
+			return;
+		}
+	}
+	test_exact("rdpmc_exact_beside_cpu_wide_events", 0);
+	bad = count_visible_foreign_counters();
+	for (i = 0; i < 2; i++) {
+		counts[i] = pmu_read_count(wide[i]);
+		close(wide[i]);
+	}
+	ksft_print_msg("CPU-wide cycles %" PRId64 ", instructions %" PRId64
+		       ", foreign counters seen %d\n", counts[0], counts[1], bad);
+	pmu_result(bad == 0 && counts[0] > 0 && counts[1] > 0,
+		   "cpu_wide_counters_read_zero");
+}
+
 static void test_sysctl_off_revokes(void)
 {
 	struct pmu_user_event ev;
@@ -421,7 +537,7 @@ int main(void)
 	ksft_print_header();
 	pmu_find_or_skip(&pmu);
 	pin_to_cpu0();
-	ksft_set_plan(11);
+	ksft_set_plan(13);
 
 	/* Before anything is granted: no rdpmc event, so mrs traps */
 	{
@@ -445,6 +561,7 @@ int main(void)
 	test_refusals(width);
 	test_child_without_event_traps();
 	test_unowned_counters_read_zero();
+	test_cpu_wide_counters_hidden();
 	test_sysctl_off_revokes();
 	test_reader_survives_rotation();
 
