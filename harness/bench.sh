@@ -57,6 +57,7 @@ APPEND_ARGS="nokaslr norandmaps"
 PATHS=(
 "read|read() of a counting event|insns/read()|read() of a software dummy event|ratio|1.0|read.raw read.base"
 "selfmon-read|self-monitoring read (mmap page + mrs)|insns/read|the same loop with an empty body|abs|20|selfmon-read.raw selfmon-read.base"
+"selfmon-shared|self-monitoring read beside a CPU-wide event|insns/read|the same loop with an empty body|abs|830|selfmon-shared.raw selfmon-shared.base"
 "ioctl-enable-disable|PERF_EVENT_IOC_ENABLE + _DISABLE|insns/pair|the same pair on a software dummy event|ratio|1.0|ioctl-enable-disable.raw ioctl-enable-disable.base"
 "ctxsw-1|context switch, 1 per-task event|insns/switch|the same ping-pong without events|ratio|0.85|ctxsw-1 ctxsw-0"
 "ctxsw-6|context switch, 6 per-task events|insns/switch|the same ping-pong without events|ratio|0.85|ctxsw-6 ctxsw-0"

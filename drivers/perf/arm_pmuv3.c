@@ -698,12 +698,10 @@ static atomic_t armv8pmu_nr_pmus = ATOMIC_INIT(0);
 static DEFINE_PER_CPU(bool, armv8pmu_el0_granted);
 
 /*
- * The counters the running task may read from EL0 on this CPU: those of
- * its own events while it has rdpmc ones, else none. What the hardware
- * cannot restrict to these (see armv8pmu_user_access_grant()) traps, and
- * armv8pmu_el0_access() reads these and 0 for the others.
+ * The PMU of this CPU, for the EL0 reads that trap: the counters a task
+ * may read are those its events hold on this PMU.
  */
-static DEFINE_PER_CPU(u64, armv8pmu_el0_readable);
+static DEFINE_PER_CPU(struct arm_pmu *, armv8pmu_cpu_pmu);
 
 static bool armv8pmu_event_rdpmc(const struct perf_event *event)
 {
@@ -783,14 +781,13 @@ static void armv8pmu_user_access_grant(struct arm_pmu *cpu_pmu,
 	u32 enable = ARMV8_PMU_USERENR_ER | ARMV8_PMU_USERENR_CR;
 	int idx;
 
-	__this_cpu_write(armv8pmu_el0_readable, task);
 	if (armv8pmu_has_pmuacr(cpu_pmu)) {
 		armv8pmu_write_pmuacr(task);
 		armv8pmu_userenr_set(enable | ARMV8PMU_USERENR_UEN);
 		return;
 	}
 	if (task != cpuc->used_mask[0])
-		return;
+		return;		/* EL0 reads trap: armv8pmu_el0_access() */
 	for_each_set_bit(idx, &idle, ARMPMU_MAX_HWEVENTS)
 		armv8pmu_write_hw_counter(idx, 0);
 	armv8pmu_userenr_set(enable);
@@ -821,10 +818,11 @@ static int armv8pmu_el0_counter_idx(u32 sysreg)
 }
 
 /*
- * Reads of the counters, and the selector that the reader of
+ * Reads of the counters, those in readable as the hardware has them and
+ * the others as 0, and the selector that the reader of
  * Documentation/arch/arm64/pmu-user-access.rst sets for PMXEVCNTR_EL0.
  */
-static bool armv8pmu_el0_emulate(u32 sysreg, bool is_read, u64 *val)
+static bool armv8pmu_el0_emulate(u64 readable, u32 sysreg, bool is_read, u64 *val)
 {
 	int idx;
 
@@ -838,9 +836,7 @@ static bool armv8pmu_el0_emulate(u32 sysreg, bool is_read, u64 *val)
 	idx = is_read ? armv8pmu_el0_counter_idx(sysreg) : -1;
 	if (idx < 0)
 		return false;
-	*val = 0;
-	if (__this_cpu_read(armv8pmu_el0_readable) & BIT_ULL(idx))
-		*val = armv8pmu_read_hw_counter(idx);
+	*val = readable & BIT_ULL(idx) ? armv8pmu_read_hw_counter(idx) : 0;
 	return true;
 }
 
@@ -861,13 +857,18 @@ static bool armv8pmu_el0_emulate(u32 sysreg, bool is_read, u64 *val)
  */
 bool armv8pmu_el0_access(u32 sysreg, bool is_read, u64 *val)
 {
+	struct arm_pmu *cpu_pmu;
 	unsigned long flags;
 	bool done = false;
 
 	/* The counters may change hands in an interrupt: keep them still */
 	local_irq_save(flags);
-	if (armv8pmu_user_access_due())
-		done = armv8pmu_el0_emulate(sysreg, is_read, val);
+	cpu_pmu = __this_cpu_read(armv8pmu_cpu_pmu);
+	if (cpu_pmu && armv8pmu_user_access_due()) {
+		u64 task = armv8pmu_task_counters(this_cpu_ptr(cpu_pmu->hw_events));
+
+		done = armv8pmu_el0_emulate(task, sysreg, is_read, val);
+	}
 	local_irq_restore(flags);
 	return done;
 }
@@ -962,7 +963,6 @@ static void armv8pmu_counting_off(struct arm_pmu *cpu_pmu)
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu));
 	if (__this_cpu_read(armv8pmu_el0_granted))
 		armv8pmu_userenr_set(0);
-	__this_cpu_write(armv8pmu_el0_readable, 0);
 }
 
 /* Runs on each CPU as it comes up, and after it loses PMU state */
@@ -979,6 +979,7 @@ static void armv8pmu_cpu_reset(void *info)
 	/* No user access to the PMU until perf grants it per event */
 	write_pmuserenr(0);
 	__this_cpu_write(armv8pmu_el0_granted, false);
+	__this_cpu_write(armv8pmu_cpu_pmu, cpu_pmu);
 
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu) | ARMV8_PMU_PMCR_P | ARMV8_PMU_PMCR_C);
 }

@@ -855,18 +855,14 @@ static void test_el0_selector_picks_counter(struct kunit *test)
 	write_sysreg(0, pmselr_el0);
 }
 
-/* Run armv8pmu_el0_emulate() with this CPU's readable set to mask */
-static bool test_el0_emulate(u64 mask, u32 sysreg, bool is_read, u64 *val)
+/* PMXEVCNTR_EL0 reads the hardware PMSELR_EL0: no interrupt in between */
+static bool test_el0_emulate(u64 readable, u32 sysreg, bool is_read, u64 *val)
 {
 	unsigned long flags;
-	u64 saved;
 	bool done;
 
 	local_irq_save(flags);
-	saved = __this_cpu_read(armv8pmu_el0_readable);
-	__this_cpu_write(armv8pmu_el0_readable, mask);
-	done = armv8pmu_el0_emulate(sysreg, is_read, val);
-	__this_cpu_write(armv8pmu_el0_readable, saved);
+	done = armv8pmu_el0_emulate(readable, sysreg, is_read, val);
 	local_irq_restore(flags);
 	return done;
 }
