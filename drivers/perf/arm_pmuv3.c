@@ -721,20 +721,21 @@ static void armv8pmu_userenr_set(u32 val)
 }
 
 /*
- * The running task has rdpmc events, scheduled on a counter or not. Access
- * follows the task, not its events' places: rotation takes an event off
- * its counter between a reader's look at the page and its mrs, and that
- * mrs must find the sequence count moved, not trap. perf core counts the
+ * The running task's context while the sysctl is on and the task has rdpmc
+ * events, scheduled on a counter or not; else NULL. Access follows the
+ * task, not its events' places: rotation takes an event off its counter
+ * between a reader's look at the page and its mrs, and that mrs must find
+ * the sequence count moved, not trap. perf core counts the
  * events flagged PERF_EVENT_FLAG_USER_READ_CNT in each context's nr_user.
  */
-static bool armv8pmu_user_access_due(void)
+static struct perf_event_context *armv8pmu_user_access_ctx(void)
 {
 	struct perf_event_context *ctx;
 
 	if (!READ_ONCE(armv8pmu_user_access_on))
-		return false;
+		return NULL;
 	ctx = perf_cpu_task_ctx();
-	return ctx && ctx->nr_user;
+	return ctx && ctx->nr_user ? ctx : NULL;
 }
 
 /*
@@ -840,6 +841,31 @@ static bool armv8pmu_el0_emulate(u64 readable, u32 sysreg, bool is_read, u64 *va
 	return true;
 }
 
+/*
+ * With more than one PMUv3 PMU, a task's rdpmc events name theirs
+ * (armv8pmu_check_user_access()): on the CPUs of another PMU, where they
+ * cannot count, its reads trap as if it had none. The trap came from EL0,
+ * so the context's lock can be taken to walk its PMUs.
+ */
+static bool armv8pmu_task_uses_pmu(struct perf_event_context *ctx,
+				   struct arm_pmu *cpu_pmu)
+{
+	struct perf_event_pmu_context *epc;
+	bool found = false;
+
+	if (atomic_read(&armv8pmu_nr_pmus) < 2)
+		return true;
+	raw_spin_lock(&ctx->lock);
+	list_for_each_entry(epc, &ctx->pmu_ctx_list, pmu_ctx_entry) {
+		if (epc->pmu == &cpu_pmu->pmu) {
+			found = true;
+			break;
+		}
+	}
+	raw_spin_unlock(&ctx->lock);
+	return found;
+}
+
 /**
  * armv8pmu_el0_access() - carry out an EL0 PMU register access that trapped
  * @sysreg: the register, as sys_reg() encodes it
@@ -852,11 +878,12 @@ static bool armv8pmu_el0_emulate(u64 readable, u32 sysreg, bool is_read, u64 *va
  * read as the hardware has them, every other counter as 0.
  *
  * Return: true if the access was carried out, false if it is to remain an
- * undefined instruction: the task may not read counters, or @sysreg is
- * neither a counter nor PMSELR_EL0.
+ * undefined instruction: the task may not read this PMU's counters, or
+ * @sysreg is neither a counter nor PMSELR_EL0.
  */
 bool armv8pmu_el0_access(u32 sysreg, bool is_read, u64 *val)
 {
+	struct perf_event_context *ctx;
 	struct arm_pmu *cpu_pmu;
 	unsigned long flags;
 	bool done = false;
@@ -864,7 +891,8 @@ bool armv8pmu_el0_access(u32 sysreg, bool is_read, u64 *val)
 	/* The counters may change hands in an interrupt: keep them still */
 	local_irq_save(flags);
 	cpu_pmu = __this_cpu_read(armv8pmu_cpu_pmu);
-	if (cpu_pmu && armv8pmu_user_access_due()) {
+	ctx = armv8pmu_user_access_ctx();
+	if (cpu_pmu && ctx && armv8pmu_task_uses_pmu(ctx, cpu_pmu)) {
 		u64 task = armv8pmu_task_counters(this_cpu_ptr(cpu_pmu->hw_events));
 
 		done = armv8pmu_el0_emulate(task, sysreg, is_read, val);
@@ -947,7 +975,7 @@ static void armv8pmu_counting_on(struct arm_pmu *cpu_pmu)
 {
 	struct pmu_hw_events *cpuc = this_cpu_ptr(cpu_pmu->hw_events);
 
-	if (armv8pmu_user_access_due())
+	if (armv8pmu_user_access_ctx())
 		armv8pmu_user_access_grant(cpu_pmu, cpuc);
 	/*
 	 * Counters programmed from an interrupt that came in while a vCPU
@@ -1135,7 +1163,7 @@ static int armv8pmu_event_map(struct perf_event *event)
 	if (err)
 		return err;
 
-	/* Counted by the perf core per task: see armv8pmu_user_access_due() */
+	/* Counted by the perf core per task: see armv8pmu_user_access_ctx() */
 	if (armv8pmu_event_rdpmc(event))
 		event->hw.flags |= PERF_EVENT_FLAG_USER_READ_CNT;
 

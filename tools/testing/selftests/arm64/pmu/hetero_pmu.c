@@ -20,7 +20,10 @@
  *     CPUs, access returns;
  *   - an rdpmc event opened by a task that is not pinned is accepted (the
  *     affinity may change at any time after the open): what the task gets
- *     follows the CPU it runs on, as above.
+ *     follows the CPU it runs on, as above;
+ *   - mrs still traps on the other PMU's CPUs while a CPU-wide event of
+ *     that PMU counts there: the task's rdpmc event gives it no access to
+ *     a PMU it has no event on.
  *
  * kernel.perf_user_access is set to 1 and restored on exit.
  */
@@ -34,6 +37,8 @@
 #include "pmu_user_read.h"
 
 #define ITERS		100000UL
+/* Two instructions each: 10 ms of guest time at -icount shift=0, 2+ ticks */
+#define BUSY_ITERS	5000000UL
 /*
  * What the C code between a user read's mrs and read()'s svc may run:
  * the SIGILL guard's sigaction() and the wrappers (88 in this build)
@@ -469,6 +474,58 @@ static void test_follows_cpu(void)
 	pmu_user_event_close(&ev);
 }
 
+/*
+ * A task with an rdpmc event of PMU 0, on PMU 1's CPUs while pinned
+ * CPU-wide instructions of PMU 1 count there: mrs traps (no read of the
+ * CPU-wide count, and no answer of 0 either: PMU 1 is not the task's).
+ * The CPU-wide event samples by frequency, so perf reprograms PMU 1 at
+ * every tick while the task runs there: each time the driver decides
+ * access again, for a task with rdpmc events of another PMU.
+ */
+static void test_other_pmu_busy(void)
+{
+	struct perf_event_attr attr;
+	struct pmu_user_event ev;
+	int wide[CPU_SETSIZE], nr = 0, cpu, trapped = 0;
+	int64_t wide_count = 0;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = pmus[1].info.type;
+	attr.config = ARMV8_EVT_INST_RETIRED;
+	attr.pinned = 1;
+	attr.freq = 1;
+	attr.sample_freq = 1000;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &pmus[1].cpus))
+			continue;
+		wide[nr] = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, 0);
+		if (wide[nr] >= 0)
+			nr++;
+	}
+	if (!nr || user_event_open(&ev, &pmus[0])) {
+		ksft_print_msg("cannot open the events: %s\n", strerror(errno));
+		pmu_result(false, "other_pmu_busy_cpus_no_access");
+		while (nr--)
+			close(wide[nr]);
+		return;
+	}
+	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
+	pin(&pmus[1].cpus);
+	spin(BUSY_ITERS);
+	trapped = mrs_traps();
+	pin(&pmus[0].cpus);
+	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
+	pmu_user_event_close(&ev);
+	while (nr--) {
+		wide_count += pmu_read_count(wide[nr]);
+		close(wide[nr]);
+	}
+	ksft_print_msg("on %s's CPUs with its CPU-wide count at %" PRId64 ": mrs %s\n",
+		       pmus[1].info.name, wide_count, trapped ? "trapped" : "did not trap");
+	pmu_result(trapped && wide_count > 0, "other_pmu_busy_cpus_no_access");
+}
+
 int main(void)
 {
 	int k;
@@ -488,7 +545,7 @@ int main(void)
 	sort_pmus();
 	pmu_user_access_enable();
 
-	ksft_set_plan(1 + 2 * 2 + 4 + 3);
+	ksft_set_plan(1 + 2 * 2 + 4 + 3 + 1);
 	test_disjoint();
 	for (k = 0; k < 2; k++)
 		test_count_exact(k);
@@ -507,6 +564,7 @@ int main(void)
 	for (k = 0; k < 2; k++)
 		test_rdpmc_own_type(k);
 	test_follows_cpu();
+	test_other_pmu_busy();
 
 	ksft_finished();
 }
