@@ -119,6 +119,9 @@ guest_suite boot-cortex-a57-debian-qemu \
 	"QEMU=qemu-system-aarch64 QEMU_CPU=cortex-a57 PMU_QEMU_STOCK=1" selftests perftool
 # A device tree with two PMUs over two CPU sets (big.LITTLE-like)
 guest_suite boot-max-hetero "SMP=2 DTB=$HETERO_DTB" hetero
+# FEAT_PMUv3p9's PMUACR_EL1 (our QEMU's model): EL0 reads of the task's own
+# counters go to the hardware even beside CPU-wide events
+guest_suite boot-max-pmuv3p9 "QEMU_CPU=max,x-pmuv3p9=on" kunit pmuv3p9 perftest
 if finish_debug_build; then
 	# KASAN, lockdep, UBSAN, KFENCE, lockup and hang detectors
 	# (debug.config): any report in the console fails the boot's dmesg plan.

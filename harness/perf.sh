@@ -75,6 +75,9 @@ check_features() {
 	grep -q ' T tep_parse_event$' <<<"$out" ||
 		die "$PERF is not linked with libtraceevent: its mmap interface tests would be missing"
 	command -v qemu-aarch64 >/dev/null || return 0
+	# qemu-user takes its CPU model from QEMU_CPU, which is ours for the
+	# guest (e.g. max,x-pmuv3p9=on, which Debian's qemu-user lacks)
+	local -x QEMU_CPU=max
 	out=$(qemu-aarch64 "$PERF" version --build-options)
 	for f in "${REQUIRED[@]}"; do
 		grep -Eq "^ +$f: \[ on  \]" <<<"$out" ||

@@ -366,6 +366,50 @@ static int count_visible_foreign_counters(void)
 }
 
 /*
+ * How the reads above were served: the kernel instructions that run
+ * during READS reads of the task's own counter. About 0 when they go to
+ * the hardware (FEAT_PMUv3p9's PMUACR_EL1 opens that counter alone to
+ * EL0), hundreds when each traps to the kernel. Either way is correct;
+ * the pmuv3p9 plan checks that a CPU with PMUv3p9 takes the first.
+ */
+#define READS	1000
+
+static void report_kernel_work_per_read(void)
+{
+	struct perf_event_attr attr;
+	struct pmu_user_event ev;
+	uint64_t c, sum = 0;
+	int64_t kernel;
+	int fd, i;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = pmu.type;
+	attr.config = ARMV8_EVT_INST_RETIRED;
+	attr.disabled = 1;
+	attr.exclude_user = 1;
+	fd = pmu_open(&attr, -1);
+	if (fd < 0 || user_event_open(&ev, ARMV8_EVT_INST_RETIRED, PMU_CFG1_RDPMC)) {
+		ksft_print_msg("kernel work per read: cannot open the events\n");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	for (i = 0; i < READS; i++)
+		if (pmu_user_read(ev.pc, &c))
+			sum += c;
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	kernel = pmu_read_count(fd);
+	ksft_print_msg("own reads beside CPU-wide events: %" PRId64
+		       " kernel instructions per read (sum %" PRIu64 ")\n",
+		       kernel / READS, sum);
+	close(fd);
+	pmu_user_event_close(&ev);
+}
+
+/*
  * Pinned CPU-wide cycles and instructions, every exception level, share
  * the PMU with the reader: they count the whole CPU, kernel included, and
  * no task may see that. Without FEAT_PMUv3p9 EL0 cannot be kept off one
@@ -397,6 +441,7 @@ static void test_cpu_wide_counters_hidden(void)
 		}
 	}
 	test_exact("rdpmc_exact_beside_cpu_wide_events", 0);
+	report_kernel_work_per_read();
 	bad = count_visible_foreign_counters();
 	for (i = 0; i < 2; i++) {
 		counts[i] = pmu_read_count(wide[i]);
