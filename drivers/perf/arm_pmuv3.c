@@ -389,7 +389,8 @@ static u64 armv8pmu_event_cntrs(const struct perf_event *event)
 	return armv8pmu_event_chained(event) ? GENMASK_ULL(idx, idx - 1) : BIT_ULL(idx);
 }
 
-static u64 armv8pmu_read_hw_counter(int idx)
+/* Inline in every pmu->read, whatever else (the EL0 trap path) calls it */
+static __always_inline u64 armv8pmu_read_hw_counter(int idx)
 {
 	if (idx == ARMV8_PMU_CYCLE_IDX)
 		return read_pmccntr();
