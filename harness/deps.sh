@@ -7,7 +7,8 @@
 
 set -euo pipefail
 
-# Host tools, the base kernel source, and arm64 libraries for the static perf.
+# Host tools, the base kernel source, and arm64 libraries for the static perf;
+# edk2 for the virt board (ACPI boots), the 32-bit Arm cross compiler.
 PACKAGES=(
 	make gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	bc flex bison libssl-dev libelf-dev sparse ccache cpio xz-utils rsync
@@ -19,6 +20,8 @@ PACKAGES=(
 	ninja-build python3-venv patch libglib2.0-dev libfdt-dev libpixman-1-dev
 	zlib1g-dev
 	device-tree-compiler
+	qemu-efi-aarch64
+	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
 )
 # Our QEMU (harness/qemu) needs meson >= 1.5 and pycotap: bookworm-backports.
 BACKPORTS=(meson python3-pycotap)
@@ -26,6 +29,9 @@ BACKPORTS_LIST=/etc/apt/sources.list.d/bookworm-backports.list
 
 missing() {
 	local p
+	# armhf: harness/arm32/initramfs.sh fetches busybox-static:armhf,
+	# which cannot be installed beside the arm64 one
+	dpkg --print-foreign-architectures | grep -qx armhf || echo armhf-architecture
 	for p in "${PACKAGES[@]}" "${BACKPORTS[@]}"; do
 		dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 			echo "$p"
@@ -38,6 +44,7 @@ fi
 
 [ "$(id -u)" = 0 ] || { echo "deps: run as root (apt-get install)" >&2; exit 1; }
 dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+dpkg --print-foreign-architectures | grep -qx armhf || dpkg --add-architecture armhf
 if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
 	echo "[deps] enabling bookworm-backports in $BACKPORTS_LIST" >&2
 	echo 'deb http://deb.debian.org/debian bookworm-backports main' > "$BACKPORTS_LIST"
