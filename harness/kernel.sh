@@ -12,11 +12,24 @@
 # VARIANT=base builds the pristine base with the same config (for
 # comparisons such as make bench), in folders of its own. FLAVOUR=debug
 # adds harness/config/debug.config (KASAN, lockdep, lockup detectors...),
-# again in a build folder of its own.
+# again in a build folder of its own. KARCH=arm builds a 32-bit Arm zImage
+# instead (harness/config/arm32-pmu.config; Debian's
+# gcc-arm-linux-gnueabihf): the same driver serves ARMv8 CPUs in AArch32
+# through arch/arm's asm/arm_pmuv3.h. Its build folder is its own too; the
+# source tree is shared.
 
 . "$(dirname "$0")/lib.sh"
 
-FRAGMENTS=("$HARNESS/config/arm64-pmu.config")
+KARCH=${KARCH:-arm64}
+case "$KARCH" in
+arm64) FRAGMENTS=("$HARNESS/config/arm64-pmu.config") TARGET=Image ARCH_SUFFIX= ;;
+arm)
+	FRAGMENTS=("$HARNESS/config/arm32-pmu.config") TARGET=zImage ARCH_SUFFIX=-arm
+	export ARCH=arm
+	CROSS_COMPILE=arm-linux-gnueabihf-
+	;;
+*) die "KARCH must be arm64 or arm, not '$KARCH'" ;;
+esac
 case "${FLAVOUR:-plain}" in
 plain) ;;
 debug) FRAGMENTS+=("$HARNESS/config/debug.config") ;;
@@ -39,7 +52,7 @@ fi
 SUFFIX=${VARIANT#ours}
 SUFFIX=${SUFFIX:+-$SUFFIX}
 SRC=$CACHE/ksrc/$BASE_DEB_VERSION$SUFFIX
-OBJ=$CACHE/kbuild/$(hash_inputs "${FRAGMENTS[@]}" "$TOP/BASE")$SUFFIX
+OBJ=$CACHE/kbuild/$(hash_inputs "${FRAGMENTS[@]}" "$TOP/BASE")$SUFFIX$ARCH_SUFFIX
 MANIFEST=$SRC/.overlay-manifest
 
 kmake() {
@@ -108,9 +121,9 @@ configure() {
 build_image() {
 	sync_source
 	configure
-	msg "building Image in $OBJ"
-	kmake Image
-	echo "$OBJ/arch/arm64/boot/Image"
+	msg "building $TARGET in $OBJ"
+	kmake "$TARGET"
+	echo "$OBJ/arch/$ARCH/boot/$TARGET"
 }
 
 # One build at a time per source tree: two makes in one folder corrupt it.
