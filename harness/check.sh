@@ -122,6 +122,8 @@ guest_suite boot-max-hetero "SMP=2 DTB=$HETERO_DTB" hetero
 # FEAT_PMUv3p9's PMUACR_EL1 (our QEMU's model): EL0 reads of the task's own
 # counters go to the hardware even beside CPU-wide events
 guest_suite boot-max-pmuv3p9 "QEMU_CPU=max,x-pmuv3p9=on" kunit pmuv3p9 perftest
+# UEFI (edk2) and ACPI instead of a DT: the PMU probed from the MADT
+guest_suite boot-max-acpi "ACPI=1" acpi kunit selftests perftool
 if finish_debug_build; then
 	# KASAN, lockdep, UBSAN, KFENCE, lockup and hang detectors
 	# (debug.config): any report in the console fails the boot's dmesg plan.

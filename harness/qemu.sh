@@ -12,7 +12,10 @@
 # QEMU (binary; default: ours, built by harness/qemu/build.sh), TIMEOUT (seconds, run only; default 900), KUNIT=1 (run
 # the built-in KUnit suites at boot), DTB (a device tree to boot instead of
 # the one QEMU generates, made for the same SMP, QEMU_CPU and MEM: e.g.
-# DTB=$(SMP=2 harness/dt/hetero-dtb.sh), two PMUs over two sets of CPUs).
+# DTB=$(SMP=2 harness/dt/hetero-dtb.sh), two PMUs over two sets of CPUs),
+# ACPI=1 (boot through UEFI firmware, EFI_FW, default Debian's edk2 for the
+# virt board, qemu-efi-aarch64, with acpi=force: the kernel takes the CPUs,
+# the GIC and the PMU interrupts from QEMU's ACPI tables, not a DT).
 # With one vCPU and -icount shift=0,sleep=off the guest is deterministic:
 # an instruction count of a known loop is exact and repeatable.
 
@@ -27,6 +30,8 @@ KVM_MODE=${KVM_MODE:-vhe}
 ICOUNT=${ICOUNT-shift=0,sleep=off}
 MEM=${MEM:-1G}
 TIMEOUT=${TIMEOUT:-900}
+ACPI=${ACPI:-0}
+EFI_FW=${EFI_FW:-/usr/share/qemu-efi-aarch64/QEMU_EFI.fd}
 
 IMAGE=${IMAGE:-$("$HARNESS/kernel.sh" image | tail -n 1)}
 INITRD=${INITRD:-$("$HARNESS/initramfs.sh" | tail -n 1)}
@@ -40,6 +45,9 @@ kernel_args() {
 	esac
 	[ -n "${SHARE:-}" ] && args+=" harness.share"
 	[ "${KUNIT:-0}" = 1 ] && args+=" kunit.enable=1"
+	# An arm64 kernel prefers a DT that is more than /chosen; acpi=force
+	# makes the boot ACPI or nothing, never a silent fall back to a DT.
+	[ "$ACPI" = 1 ] && args+=" acpi=force"
 	echo "$args ${APPEND:-}"
 }
 
@@ -48,6 +56,18 @@ qemu_args() {
 		 -smp "$SMP" -m "$MEM" -kernel "$IMAGE" -initrd "$1"
 		 -append "$(kernel_args)" -nic none -no-reboot)
 	[ -n "$ICOUNT" ] && a+=(-icount "$ICOUNT")
+	# The firmware loads -kernel, -initrd and -append from QEMU's fw_cfg
+	# and starts the kernel's EFI stub; QEMU hands it the ACPI tables
+	# (MADT: one GICC per CPU with its PMU's interrupt) the same way.
+	case "$ACPI" in
+	0) ;;
+	1)
+		[ -f "$EFI_FW" ] || die "EFI_FW=$EFI_FW is missing: run 'make deps' (qemu-efi-aarch64)"
+		[ -z "${DTB:-}" ] || die "ACPI=1 and DTB= exclude each other"
+		a+=(-bios "$EFI_FW")
+		;;
+	*) die "ACPI must be 0 or 1, not '$ACPI'" ;;
+	esac
 	if [ -n "${DTB:-}" ]; then
 		[ -f "$DTB" ] || die "DTB=$DTB is not a file"
 		a+=(-dtb "$DTB")
