@@ -7,8 +7,10 @@
 #                 instructions (reported, never asserted)
 #
 # Machine knobs for qemu/run/demo: SMP=, QEMU_CPU=, KVM_MODE=vhe|nvhe,
-# APPEND=, SHARE=dir, CMD='...'. Build outputs live in $(CACHE), outside
-# the repository, keyed by their inputs.
+# APPEND=, SHARE=dir, CMD='...', ACPI=1 (UEFI firmware and ACPI tables
+# instead of a DT), KARCH=arm (the 32-bit Arm kernel in AArch32; also for
+# make kernel). Build outputs live in $(CACHE), outside the repository,
+# keyed by their inputs.
 
 H := harness
 export CACHE ?= $(HOME)/.cache/arm64-pmu

@@ -72,6 +72,28 @@ start_debug_build() {
 	DEBUG_BUILD=$!
 }
 
+# The 32-bit Arm kernel (KARCH=arm) builds in the background too; it waits
+# for the debug build's lock on the shared source tree, then runs beside
+# the remaining boots.
+start_arm32_build() {
+	(KARCH=arm "$HARNESS/kernel.sh" image > "$LOGS/build-arm32.log" 2>&1 &&
+	 "$HARNESS/arm32/initramfs.sh" >> "$LOGS/build-arm32.log" 2>&1) &
+	ARM32_BUILD=$!
+}
+
+# finish_arm32_build: ARM32_IMAGE and ARM32_INITRD, or a failure counted
+finish_arm32_build() {
+	if wait "$ARM32_BUILD"; then
+		ARM32_IMAGE=$(grep '/zImage$' "$LOGS/build-arm32.log" | tail -n 1)
+		ARM32_INITRD=$(tail -n 1 "$LOGS/build-arm32.log")
+		return 0
+	fi
+	tail -n 40 "$LOGS/build-arm32.log"
+	echo "not ok 1 arm32_kernel_builds" >> "$LOGS/build-arm32.log"
+	tally build-arm32
+	return 1
+}
+
 # finish_debug_build: DEBUG_IMAGE, or a failure counted and the debug
 # boots left out.
 finish_debug_build() {
@@ -104,6 +126,7 @@ debug_report() {
 START=$(date +%s)
 build_all
 start_debug_build
+start_arm32_build
 host_suite qemu-bare "$HARNESS/qemu/test-bare.sh"
 guest_suite boot-max-vhe "" kunit selftests perftool perftest qemu-models kvm fuzz
 guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool kvm
@@ -134,6 +157,11 @@ if finish_debug_build; then
 	# CPU hotplug, sysctl toggles and exhaustion need several CPUs
 	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4" stress
 	debug_report boot-debug boot-debug-smp4
+fi
+if finish_arm32_build; then
+	# A 32-bit Arm kernel on the same CPU model in AArch32 (harness/arm32).
+	# No KUnit plan: our KUnit suites skip every case on a 32-bit kernel.
+	guest_suite boot-arm32 "KARCH=arm IMAGE=$ARM32_IMAGE INITRD=$ARM32_INITRD" arm32
 fi
 host_suite quality "$HARNESS/quality.sh"
 host_suite series "$HARNESS/series-check.sh"

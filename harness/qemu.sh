@@ -16,6 +16,9 @@
 # ACPI=1 (boot through UEFI firmware, EFI_FW, default Debian's edk2 for the
 # virt board, qemu-efi-aarch64, with acpi=force: the kernel takes the CPUs,
 # the GIC and the PMU interrupts from QEMU's ACPI tables, not a DT).
+# KARCH=arm boots the 32-bit Arm kernel (harness/kernel.sh KARCH=arm) on the
+# same AArch64 CPU model running AArch32 at EL1 and EL0, with its own
+# initramfs (harness/arm32/initramfs.sh); one vCPU, no SHARE, DTB or ACPI.
 # With one vCPU and -icount shift=0,sleep=off the guest is deterministic:
 # an instruction count of a known loop is exact and repeatable.
 
@@ -33,8 +36,27 @@ TIMEOUT=${TIMEOUT:-900}
 ACPI=${ACPI:-0}
 EFI_FW=${EFI_FW:-/usr/share/qemu-efi-aarch64/QEMU_EFI.fd}
 
-IMAGE=${IMAGE:-$("$HARNESS/kernel.sh" image | tail -n 1)}
-INITRD=${INITRD:-$("$HARNESS/initramfs.sh" | tail -n 1)}
+KARCH=${KARCH:-arm64}
+IMAGE=${IMAGE:-$(KARCH=$KARCH "$HARNESS/kernel.sh" image | tail -n 1)}
+case "$KARCH" in
+arm64) INITRD=${INITRD:-$("$HARNESS/initramfs.sh" | tail -n 1)} ;;
+arm) INITRD=${INITRD:-$("$HARNESS/arm32/initramfs.sh" | tail -n 1)} ;;
+*) die "KARCH must be arm64 or arm, not '$KARCH'" ;;
+esac
+
+# 32-bit Arm: QEMU's TCG runs AArch32 only at EL1 and EL0 beneath an
+# AArch64 EL2 (it refuses aarch64=off without KVM), so harness/arm32/shim.S
+# starts at EL2 and enters the zImage in AArch32 SVC mode. Everything is
+# placed with -device loader in the virt board's RAM (from 0x40000000;
+# QEMU keeps its own DTB in the first MiB): the shim, the zImage (it moves
+# its decompressed kernel to the start of RAM), the DTB (QEMU's own for
+# the same machine, /chosen filled in) and the initramfs. highmem=off:
+# nothing above 4 GiB for a kernel without LPAE.
+ARM32_MACHINE=virt,gic-version=3,virtualization=on,highmem=off
+ARM32_SHIM=0x40200000
+ARM32_ZIMAGE=0x41000000
+ARM32_DTB=0x48000000
+ARM32_INITRD=0x48200000
 
 kernel_args() {
 	local args="console=ttyAMA0 panic=-1 quiet"
@@ -51,7 +73,54 @@ kernel_args() {
 	echo "$args ${APPEND:-}"
 }
 
+# arm32_shim: the shim's ELF, built once per source
+arm32_shim() {
+	local src=$HARNESS/arm32/shim.S out
+	out=$CACHE/arm32/shim-$(hash_inputs "$src" "$0").elf
+	if [ ! -f "$out" ]; then
+		mkdir -p "$(dirname "$out")"
+		"${CROSS_COMPILE}gcc" -nostdlib -static -DZIMAGE=$ARM32_ZIMAGE -DDTB=$ARM32_DTB \
+			-Wl,-Ttext=$ARM32_SHIM -o "$out.tmp" "$src" && mv "$out.tmp" "$out"
+	fi
+	echo "$out"
+}
+
+# arm32_dtb INITRD DIR: QEMU's DTB for the machine with /chosen as the
+# kernel needs it (command line, initramfs), written to DIR/virt.dtb
+arm32_dtb() {
+	local dtb=$2/virt.dtb end
+	"$QEMU" -M "$ARM32_MACHINE,dumpdtb=$dtb" -cpu "$QEMU_CPU" -smp 1 -m "$MEM" \
+		-nic none -display none > "$2/dumpdtb.log" 2>&1 ||
+		{ cat "$2/dumpdtb.log" >&2; die "QEMU could not dump its DTB"; }
+	end=$((ARM32_INITRD + $(stat -c %s "$1")))
+	fdtput -t s "$dtb" /chosen bootargs "$(kernel_args)"
+	fdtput -t x "$dtb" /chosen linux,initrd-start "${ARM32_INITRD#0x}"
+	fdtput -t x "$dtb" /chosen linux,initrd-end "$(printf %x $end)"
+}
+
+# arm32_args INITRD DIR: the machine, the loaders
+arm32_args() {
+	[ "$SMP" = 1 ] || die "KARCH=arm boots one vCPU, not SMP=$SMP"
+	[ -z "${SHARE:-}${DTB:-}" ] && [ "$ACPI" = 0 ] ||
+		die "KARCH=arm takes no SHARE, DTB or ACPI"
+	local shim a
+	shim=$(arm32_shim)
+	arm32_dtb "$1" "$2"
+	a=(-M "$ARM32_MACHINE" -cpu "$QEMU_CPU" -smp 1 -m "$MEM" -nic none -no-reboot
+	   -device "loader,file=$shim,cpu-num=0"
+	   -device "loader,file=$IMAGE,addr=$ARM32_ZIMAGE,force-raw=on"
+	   -device "loader,file=$2/virt.dtb,addr=$ARM32_DTB,force-raw=on"
+	   -device "loader,file=$1,addr=$ARM32_INITRD,force-raw=on")
+	[ -n "$ICOUNT" ] && a+=(-icount "$ICOUNT")
+	printf '%s\n' "${a[@]}"
+}
+
+# qemu_args INITRD DIR: QEMU's arguments; DIR holds what they refer to
 qemu_args() {
+	if [ "$KARCH" = arm ]; then
+		arm32_args "$@"
+		return
+	fi
 	local a=(-M virt,gic-version=3,virtualization=on -cpu "$QEMU_CPU"
 		 -smp "$SMP" -m "$MEM" -kernel "$IMAGE" -initrd "$1"
 		 -append "$(kernel_args)" -nic none -no-reboot)
@@ -91,9 +160,12 @@ initrd_with_command() {
 }
 
 shell() {
-	local args
-	mapfile -t args < <(qemu_args "$INITRD")
-	exec "$QEMU" "${args[@]}" -nographic
+	local tmp args
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	qemu_args "$INITRD" "$tmp" > "$tmp/args"
+	mapfile -t args < "$tmp/args"
+	"$QEMU" "${args[@]}" -nographic
 }
 
 run() {
@@ -101,7 +173,8 @@ run() {
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	initrd_with_command "$tmp" "$1"
-	mapfile -t args < <(qemu_args "$tmp/initrd")
+	qemu_args "$tmp/initrd" "$tmp" > "$tmp/args"
+	mapfile -t args < "$tmp/args"
 	timeout --foreground "$TIMEOUT" "$QEMU" "${args[@]}" -display none \
 		-serial stdio -monitor none < /dev/null | tr -d '\r' | tee "$tmp/log" || true
 	rc=$(sed -n 's/^harness-exit: \([0-9]*\)$/\1/p' "$tmp/log" | tail -n 1)

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The initramfs of 32-bit Arm boots (harness/qemu.sh KARCH=arm): Debian's
+# armhf busybox, our init, the known loops and pmu32 built for A32, the
+# plans they run. Prints its path.
+#
+# busybox-static:armhf cannot be installed beside the arm64 one (both own
+# /bin/busybox), so its package is fetched with apt-get download (armhf
+# is a foreign architecture since make deps) and unpacked into $CACHE.
+
+. "$(dirname "$0")/../lib.sh"
+
+ARM32=$HARNESS/arm32
+CC32=arm-linux-gnueabihf-gcc
+
+# busybox_armhf: the path of the armhf busybox, fetched once
+busybox_armhf() {
+	local dir=$CACHE/arm32/busybox deb
+	if [ ! -x "$dir/bin/busybox" ]; then
+		dpkg --print-foreign-architectures | grep -qx armhf ||
+			die "armhf is not a dpkg architecture: run 'make deps'"
+		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+		msg "fetching busybox-static:armhf"
+		(cd "$dir.tmp" && apt-get download -q -o APT::Sandbox::User=root busybox-static:armhf >&2) ||
+			die "apt-get download busybox-static:armhf failed"
+		deb=$(ls "$dir.tmp"/busybox-static_*_armhf.deb)
+		dpkg-deb -x "$deb" "$dir.tmp"
+		rm -rf "$dir" && mv "$dir.tmp" "$dir"
+	fi
+	echo "$dir/bin/busybox"
+}
+
+BUSYBOX=$(busybox_armhf)
+OUT=$CACHE/arm32/initramfs/$(hash_inputs "$BUSYBOX" "$ARM32" "$HARNESS/guest/init" \
+	"$HARNESS/plans/tap.sh" "$HARNESS/plans/kunit.plan" "$HARNESS/plans/dmesg.plan" \
+	"$(command -v "$CC32")").cpio
+if [ ! -f "$OUT" ]; then
+	root=$(mktemp -d)
+	trap 'rm -rf "$root"' EXIT
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,plans,etc}
+	install -m 755 "$BUSYBOX" "$root/bin/busybox"
+	ln -s busybox "$root/bin/sh"
+	install -m 755 "$HARNESS/guest/init" "$root/init"
+	$CC32 -nostdlib -static -o "$root/usr/bin/known-loop" "$ARM32/loop.S"
+	$CC32 -nostdlib -static -DLOOPS=0x80000001 -o "$root/usr/bin/long-loop" "$ARM32/loop.S"
+	$CC32 -O2 -Wall -Wextra -Werror -static -o "$root/usr/bin/pmu32" "$ARM32/pmu32.c"
+	cp "$HARNESS/plans/tap.sh" "$HARNESS/plans/kunit.plan" "$HARNESS/plans/dmesg.plan" \
+		"$ARM32/arm32.plan" "$root/plans/"
+	echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
+	printf 'root:x:0:\n' > "$root/etc/group"
+	mkdir -p "$(dirname "$OUT")"
+	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$OUT.tmp"
+	mv "$OUT.tmp" "$OUT"
+fi
+echo "$OUT"
