@@ -168,6 +168,10 @@ shell() {
 	"$QEMU" "${args[@]}" -nographic
 }
 
+# The firmware clears the screen with ANSI escapes that would otherwise
+# prefix the guest's first line (a TAP result, or harness-exit)
+STRIP_ESCAPES='s/\x1b\[[0-9;=?]*[A-Za-z]//g'
+
 run() {
 	local tmp args rc
 	tmp=$(mktemp -d)
@@ -176,7 +180,8 @@ run() {
 	qemu_args "$tmp/initrd" "$tmp" > "$tmp/args"
 	mapfile -t args < "$tmp/args"
 	timeout --foreground "$TIMEOUT" "$QEMU" "${args[@]}" -display none \
-		-serial stdio -monitor none < /dev/null | tr -d '\r' | tee "$tmp/log" || true
+		-serial stdio -monitor none < /dev/null | tr -d '\r' |
+		sed -u "$STRIP_ESCAPES" | tee "$tmp/log" || true
 	rc=$(sed -n 's/^harness-exit: \([0-9]*\)$/\1/p' "$tmp/log" | tail -n 1)
 	if [ -z "$rc" ]; then
 		msg "the guest stopped without reporting an exit status (crash or ${TIMEOUT}s timeout)"
