@@ -12,7 +12,10 @@
 # QEMU (binary; default: ours, built by harness/qemu/build.sh), TIMEOUT (seconds, run only; default 900), KUNIT=1 (run
 # the built-in KUnit suites at boot), DTB (a device tree to boot instead of
 # the one QEMU generates, made for the same SMP, QEMU_CPU and MEM: e.g.
-# DTB=$(SMP=2 harness/dt/hetero-dtb.sh), two PMUs over two sets of CPUs).
+# DTB=$(SMP=2 harness/dt/hetero-dtb.sh), two PMUs over two sets of CPUs),
+# LAZY_SYNC (1: our QEMU's x-pmu-lazy-sync, PMU control writes take effect
+# at the next context synchronization event as hardware may make them;
+# 0: at once, as TCG otherwise does; Debian's QEMU has only the latter).
 # With one vCPU and -icount shift=0,sleep=off the guest is deterministic:
 # an instruction count of a known loop is exact and repeatable.
 
@@ -26,6 +29,7 @@ QEMU_CPU=${QEMU_CPU:-max}
 KVM_MODE=${KVM_MODE:-vhe}
 ICOUNT=${ICOUNT-shift=0,sleep=off}
 MEM=${MEM:-1G}
+LAZY_SYNC=${LAZY_SYNC:-1}
 TIMEOUT=${TIMEOUT:-900}
 
 IMAGE=${IMAGE:-$("$HARNESS/kernel.sh" image | tail -n 1)}
@@ -43,8 +47,16 @@ kernel_args() {
 	echo "$args ${APPEND:-}"
 }
 
+# The -cpu argument: our QEMU's PMU synchronization mode added
+cpu_arg() {
+	case "$QEMU" in
+	"$CACHE"/qemu/*) [ "$LAZY_SYNC" = 1 ] && { echo "$QEMU_CPU,x-pmu-lazy-sync=on"; return; } ;;
+	esac
+	echo "$QEMU_CPU"
+}
+
 qemu_args() {
-	local a=(-M virt,gic-version=3,virtualization=on -cpu "$QEMU_CPU"
+	local a=(-M virt,gic-version=3,virtualization=on -cpu "$(cpu_arg)"
 		 -smp "$SMP" -m "$MEM" -kernel "$IMAGE" -initrd "$1"
 		 -append "$(kernel_args)" -nic none -no-reboot)
 	[ -n "$ICOUNT" ] && a+=(-icount "$ICOUNT")
