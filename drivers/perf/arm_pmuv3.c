@@ -555,6 +555,13 @@ static irqreturn_t armv8pmu_overflow_irq(struct arm_pmu *cpu_pmu)
 
 	pmcr = read_pmcr();
 	write_pmcr(pmcr & ~ARMV8_PMU_PMCR_E);
+	/*
+	 * Writes to PMCR_EL0 and PMOVSCLR_EL0 act on counting and on the
+	 * interrupt only after a context synchronization event: freeze the
+	 * counters before reading and rewriting them, and drop the interrupt
+	 * before the GIC is told it was handled.
+	 */
+	isb();
 
 	/* The low half of a chained pair has no event: its overflow is ignored */
 	for_each_set_bit(idx, &overflowed, ARMPMU_MAX_HWEVENTS) {
@@ -697,6 +704,12 @@ static atomic_t armv8pmu_nr_pmus = ATOMIC_INIT(0);
  * each of the two pmu_disable() of a context switch.
  */
 static DEFINE_PER_CPU(bool, armv8pmu_el0_granted);
+
+/*
+ * Whether this CPU's PMCR_EL0.E is set: armv8pmu_counting_off() skips the
+ * write, and the ISB after it, when counting already stopped.
+ */
+static DEFINE_PER_CPU(bool, armv8pmu_counting);
 
 /*
  * The PMU of this CPU, for the EL0 reads that trap: the counters a task
@@ -984,12 +997,35 @@ static void armv8pmu_counting_on(struct arm_pmu *cpu_pmu)
 	 * guest's again before it re-enters the guest.
 	 */
 	kvm_vcpu_pmu_resync_el0();
+	/*
+	 * The event types, enables and counter values written since
+	 * counting stopped must all be in effect before it restarts, or a
+	 * counter could count a moment for its previous event.
+	 */
+	isb();
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu) | ARMV8_PMU_PMCR_E);
+	__this_cpu_write(armv8pmu_counting, true);
 }
 
+/*
+ * A context switch disables the PMU twice (the outgoing task's events
+ * out, the incoming one's in) and counting restarts only at the end:
+ * stopping what already stopped costs neither a write nor an ISB.
+ */
 static void armv8pmu_counting_off(struct arm_pmu *cpu_pmu)
 {
-	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu));
+	if (__this_cpu_read(armv8pmu_counting)) {
+		write_pmcr(armv8pmu_pmcr_mode(cpu_pmu));
+		/*
+		 * Clearing PMCR_EL0.E stops the counters only at a context
+		 * synchronization event: until then they would go on counting
+		 * their old events into the values perf is about to read and
+		 * rewrite for other events and tasks.
+		 */
+		isb();
+		__this_cpu_write(armv8pmu_counting, false);
+	}
+	/* EL0 loses access at the exception return that ends the switch */
 	if (__this_cpu_read(armv8pmu_el0_granted))
 		armv8pmu_userenr_set(0);
 }
@@ -1010,7 +1046,9 @@ static void armv8pmu_cpu_reset(void *info)
 	__this_cpu_write(armv8pmu_el0_granted, false);
 	__this_cpu_write(armv8pmu_cpu_pmu, cpu_pmu);
 
+	/* Stopped: armv8pmu_counting_on() synchronizes before it restarts */
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu) | ARMV8_PMU_PMCR_P | ARMV8_PMU_PMCR_C);
+	__this_cpu_write(armv8pmu_counting, false);
 }
 
 /* ---- event_init: perf attributes to register values ---- */
