@@ -652,6 +652,30 @@ static void freeze_tests(void)
 	check("no_fzp_no_pause", rd(BRBFCR_EL1) & PAUSED, 0);
 	check("no_fzp_all_recorded", rec_count(), at_most(LOOP_BRANCHES - 1));
 
+	/*
+	 * The cycle counter belongs to BRBCR_EL1.FZP's range. It counts at
+	 * EL1 only (PMCCFILTR_EL0 NSH clear), one cycle per instruction
+	 * under -icount shift=0, and starts 41 cycles from its 32-bit
+	 * overflow: loop_el1's MOV and 20 SUBS/B.NE pairs. The overflow
+	 * timer runs after the 20th B.NE, which is recorded: 20 records.
+	 */
+	wr(E1BRE | FZP, BRBCR_EL1);
+	wr(F_ALL, BRBFCR_EL1);
+	brb_iall();
+	wr(~0UL, pmcntenclr_el0);
+	wr(~0UL, pmovsclr_el0);
+	wr(~0UL, pmintenclr_el1);
+	wr(0, pmccfiltr_el0);
+	wr(0xffffffffUL - 40, pmccntr_el0);
+	wr(1UL << 31, pmintenset_el1);
+	wr(PMCR_E, pmcr_el0);
+	wr(1UL << 31, pmcntenset_el0);
+	run_lower(loop_el1, SPSR_EL1H);
+	check("fzp_cycle_counter_pauses", rd(BRBFCR_EL1) & PAUSED, PAUSED);
+	check("fzp_cycle_counter_records", rec_count(), 20);
+	wr(~0UL, pmcntenclr_el0);
+	wr(~0UL, pmovsclr_el0);
+
 	if (n < 2) {
 		ok("fzp_hpmn_range # SKIP fewer than 2 counters", 1);
 		return;
