@@ -3,8 +3,8 @@
 # Register-level checks of our QEMU's models, no kernel involved: each
 # program guest/<prog>.c (with guest/<prog>-start.S) runs at EL2 on the
 # virt board, programs the model itself and prints TAP on the serial port.
-# pmu-bare (the PMU) runs on a CPU without PMUv3p5 (cortex-a57) and one
-# with it (max); brbe-bare (FEAT_BRBE) on CPUs without BRBE and on max
+# pmu-bare (the PMU) runs on a CPU without PMUv3p5 (cortex-a57), one
+# with it (max) and max with x-pmu-lazy-sync; brbe-bare (FEAT_BRBE) on CPUs without BRBE and on max
 # with 32 and 64 records, told what to expect through a word of memory.
 # Prints one TAP stream.
 #
@@ -14,7 +14,10 @@
 
 QDIR=$HARNESS/qemu
 QEMU=${QEMU:-$("$QDIR/build.sh" | tail -n 1)}
-CPUS=${CPUS:-cortex-a57 max}
+# The last: max with PMU control writes delayed to the next context
+# synchronization event (x-pmu-lazy-sync), which pmu-bare learns from a
+# flag word QEMU's loader device writes into its memory.
+CPUS=${CPUS:-cortex-a57 max max,x-pmu-lazy-sync=on}
 
 # brbe-bare's CPUs, each as CPU=EXPECT: the BRBIDR0_EL1.NUMREC the
 # program must find, 0 for no FEAT_BRBE.
@@ -69,7 +72,11 @@ run_bare() {
 
 ELF=$(build_elf pmu-bare)
 for cpu in $CPUS; do
-	run_bare "$ELF" "$cpu" "${cpu//-/_}_"
+	flag=()
+	case ",$cpu," in
+	*,x-pmu-lazy-sync=on,*) flag=(-device loader,addr=0x47fff000,data=1,data-len=4) ;;
+	esac
+	run_bare "$ELF" "$cpu" "${cpu//[^a-z0-9]/_}_" "${flag[@]}"
 done
 ELF=$(build_elf brbe-bare)
 for spec in $BRBE_CPUS; do
