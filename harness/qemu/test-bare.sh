@@ -5,7 +5,8 @@
 # virt board, programs the model itself and prints TAP on the serial port.
 # pmu-bare (the PMU) runs on a CPU without PMUv3p5 (cortex-a57), one
 # with it (max) and max with x-pmu-lazy-sync; brbe-bare (FEAT_BRBE) on CPUs without BRBE and on max
-# with 32 and 64 records, told what to expect through a word of memory.
+# with 32 and 64 records, told what to expect through a word of memory;
+# spe-bare (FEAT_SPE) on max and on CPUs without SPE.
 # Prints one TAP stream.
 #
 #   harness/qemu/test-bare.sh      with QEMU=<binary>, or build.sh's
@@ -24,6 +25,8 @@ CPUS=${CPUS:-cortex-a57 max max,x-pmu-lazy-sync=on}
 BRBE_CPUS=${BRBE_CPUS:-cortex-a57=0 max,x-brbe=off=0 max=32 max,x-brbe-numrec=64=64}
 # Where brbe-bare reads EXPECT (brbe-bare.c: EXPECT)
 BRBE_EXPECT_ADDR=0x47ffe000
+# spe-bare's CPUs: max checks the model, the others that it is absent
+SPE_CPUS=${SPE_CPUS:-max cortex-a57 max,spe=off}
 
 # build_elf PROG: the path of guest/PROG's ELF, built if needed
 build_elf() {
@@ -83,5 +86,9 @@ for spec in $BRBE_CPUS; do
 	cpu=${spec%=*}
 	run_bare "$ELF" "$cpu" "brbe_$(tr -c 'a-zA-Z0-9\n' _ <<< "$cpu")_" \
 		-device loader,addr=$BRBE_EXPECT_ADDR,data=${spec##*=},data-len=4
+done
+ELF=$(build_elf spe-bare)
+for cpu in $SPE_CPUS; do
+	run_bare "$ELF" "$cpu" "spe_$(tr -c 'a-zA-Z0-9\n' _ <<< "$cpu")_"
 done
 echo "1..$n"
