@@ -19,6 +19,9 @@
 # KARCH=arm boots the 32-bit Arm kernel (harness/kernel.sh KARCH=arm) on the
 # same AArch64 CPU model running AArch32 at EL1 and EL0, with its own
 # initramfs (harness/arm32/initramfs.sh); one vCPU, no SHARE, DTB or ACPI.
+# LAZY_SYNC (1: our QEMU's x-pmu-lazy-sync, PMU control writes take effect
+# at the next context synchronization event as hardware may make them;
+# 0: at once, as TCG otherwise does; Debian's QEMU has only the latter).
 # With one vCPU and -icount shift=0,sleep=off the guest is deterministic:
 # an instruction count of a known loop is exact and repeatable.
 
@@ -32,6 +35,7 @@ QEMU_CPU=${QEMU_CPU:-max}
 KVM_MODE=${KVM_MODE:-vhe}
 ICOUNT=${ICOUNT-shift=0,sleep=off}
 MEM=${MEM:-1G}
+LAZY_SYNC=${LAZY_SYNC:-1}
 TIMEOUT=${TIMEOUT:-900}
 ACPI=${ACPI:-0}
 EFI_FW=${EFI_FW:-/usr/share/qemu-efi-aarch64/QEMU_EFI.fd}
@@ -73,6 +77,14 @@ kernel_args() {
 	echo "$args ${APPEND:-}"
 }
 
+# The -cpu argument: our QEMU's PMU synchronization mode added
+cpu_arg() {
+	case "$QEMU" in
+	"$CACHE"/qemu/*) [ "$LAZY_SYNC" = 1 ] && { echo "$QEMU_CPU,x-pmu-lazy-sync=on"; return; } ;;
+	esac
+	echo "$QEMU_CPU"
+}
+
 # arm32_shim: the shim's ELF, built once per source
 arm32_shim() {
 	local src=$HARNESS/arm32/shim.S out
@@ -106,7 +118,7 @@ arm32_args() {
 	local shim a
 	shim=$(arm32_shim)
 	arm32_dtb "$1" "$2"
-	a=(-M "$ARM32_MACHINE" -cpu "$QEMU_CPU" -smp 1 -m "$MEM" -nic none -no-reboot
+	a=(-M "$ARM32_MACHINE" -cpu "$(cpu_arg)" -smp 1 -m "$MEM" -nic none -no-reboot
 	   -device "loader,file=$shim,cpu-num=0"
 	   -device "loader,file=$IMAGE,addr=$ARM32_ZIMAGE,force-raw=on"
 	   -device "loader,file=$2/virt.dtb,addr=$ARM32_DTB,force-raw=on"
@@ -121,7 +133,7 @@ qemu_args() {
 		arm32_args "$@"
 		return
 	fi
-	local a=(-M virt,gic-version=3,virtualization=on -cpu "$QEMU_CPU"
+	local a=(-M virt,gic-version=3,virtualization=on -cpu "$(cpu_arg)"
 		 -smp "$SMP" -m "$MEM" -kernel "$IMAGE" -initrd "$1"
 		 -append "$(kernel_args)" -nic none -no-reboot)
 	[ -n "$ICOUNT" ] && a+=(-icount "$ICOUNT")

@@ -25,6 +25,7 @@
 #include <linux/platform_device.h>
 #include <linux/sched_clock.h>
 #include <linux/smp.h>
+#include <linux/string.h>
 #include <linux/sysctl.h>
 #include <linux/sysfs.h>
 
@@ -363,6 +364,121 @@ static const unsigned int armv8pmu_cache_map[PERF_COUNT_HW_CACHE_MAX]
 	[C(NODE)] = ARMV8PMU_CACHE_NONE,
 };
 
+/*
+ * Second choices: what a generic event counts when the PMU does not
+ * implement the common event of the maps above, or they give none. The
+ * maps stay first, so that a name counts the same event on every CPU that
+ * has it. Any PMUv3 may count branches with PC_WRITE_RETIRED (taken
+ * branches, exception returns included) where BR_RETIRED is missing, as on
+ * the first ARMv8.0 CPUs. Some CPUs have IMPLEMENTATION DEFINED events,
+ * numbered in their technical reference manuals, for cache writes and
+ * prefetches and for bus (NODE) accesses, which have no common event.
+ */
+struct armv8pmu_alt_event {
+	u32 type;	/* PERF_TYPE_HARDWARE or PERF_TYPE_HW_CACHE */
+	u32 config;	/* the generic event, as perf_event_attr.config */
+	u16 evnum;
+};
+
+#define ARMV8PMU_ALT_HW(gen, ev)					\
+	{ PERF_TYPE_HARDWARE, PERF_COUNT_HW_##gen, ev }
+
+#define ARMV8PMU_ALT_CACHE(cache, op, result, ev)			\
+	{ PERF_TYPE_HW_CACHE,						\
+	  C(cache) | C(OP_##op) << 8 | C(RESULT_##result) << 16, ev }
+
+/* IMPLEMENTATION DEFINED events the 6.12 headers do not name */
+#define ARMV8PMU_A53_PREF_LINEFILL		0xc2
+#define ARMV8PMU_THUNDER_L1D_CACHE_MISS_ST	0xe9
+#define ARMV8PMU_THUNDER_L1D_CACHE_PREF_ACCESS	0xea
+#define ARMV8PMU_THUNDER_L1D_CACHE_PREF_MISS	0xeb
+#define ARMV8PMU_THUNDER_L1I_CACHE_PREF_ACCESS	0xec
+#define ARMV8PMU_THUNDER_L1I_CACHE_PREF_MISS	0xed
+
+#define ARMV8PMU_IMPDEF(ev)			ARMV8_IMPDEF_PERFCTR_##ev
+
+static const struct armv8pmu_alt_event armv8pmu_common_alts[] = {
+	ARMV8PMU_ALT_HW(BRANCH_INSTRUCTIONS, ARMV8_PMUV3_PERFCTR_PC_WRITE_RETIRED),
+	{ }
+};
+
+/* Cortex-A53 and Cortex-A35 */
+static const struct armv8pmu_alt_event armv8pmu_a53_alts[] = {
+	ARMV8PMU_ALT_CACHE(L1D, PREFETCH, MISS, ARMV8PMU_A53_PREF_LINEFILL),
+	ARMV8PMU_ALT_CACHE(NODE, READ, ACCESS, ARMV8PMU_IMPDEF(BUS_ACCESS_RD)),
+	ARMV8PMU_ALT_CACHE(NODE, WRITE, ACCESS, ARMV8PMU_IMPDEF(BUS_ACCESS_WR)),
+	{ }
+};
+
+/* Cortex-A57 and Cortex-A72 */
+static const struct armv8pmu_alt_event armv8pmu_a57_alts[] = {
+	ARMV8PMU_ALT_CACHE(L1D, READ, ACCESS, ARMV8PMU_IMPDEF(L1D_CACHE_RD)),
+	ARMV8PMU_ALT_CACHE(L1D, READ, MISS, ARMV8PMU_IMPDEF(L1D_CACHE_REFILL_RD)),
+	ARMV8PMU_ALT_CACHE(L1D, WRITE, ACCESS, ARMV8PMU_IMPDEF(L1D_CACHE_WR)),
+	ARMV8PMU_ALT_CACHE(L1D, WRITE, MISS, ARMV8PMU_IMPDEF(L1D_CACHE_REFILL_WR)),
+	ARMV8PMU_ALT_CACHE(DTLB, READ, MISS, ARMV8PMU_IMPDEF(L1D_TLB_REFILL_RD)),
+	ARMV8PMU_ALT_CACHE(DTLB, WRITE, MISS, ARMV8PMU_IMPDEF(L1D_TLB_REFILL_WR)),
+	ARMV8PMU_ALT_CACHE(NODE, READ, ACCESS, ARMV8PMU_IMPDEF(BUS_ACCESS_RD)),
+	ARMV8PMU_ALT_CACHE(NODE, WRITE, ACCESS, ARMV8PMU_IMPDEF(BUS_ACCESS_WR)),
+	{ }
+};
+
+static const struct armv8pmu_alt_event armv8pmu_a73_alts[] = {
+	ARMV8PMU_ALT_CACHE(L1D, READ, ACCESS, ARMV8PMU_IMPDEF(L1D_CACHE_RD)),
+	ARMV8PMU_ALT_CACHE(L1D, WRITE, ACCESS, ARMV8PMU_IMPDEF(L1D_CACHE_WR)),
+	{ }
+};
+
+/* Cavium ThunderX */
+static const struct armv8pmu_alt_event armv8pmu_thunder_alts[] = {
+	ARMV8PMU_ALT_CACHE(L1D, READ, ACCESS, ARMV8PMU_IMPDEF(L1D_CACHE_RD)),
+	ARMV8PMU_ALT_CACHE(L1D, READ, MISS, ARMV8PMU_IMPDEF(L1D_CACHE_REFILL_RD)),
+	ARMV8PMU_ALT_CACHE(L1D, WRITE, ACCESS, ARMV8PMU_IMPDEF(L1D_CACHE_WR)),
+	ARMV8PMU_ALT_CACHE(L1D, WRITE, MISS, ARMV8PMU_THUNDER_L1D_CACHE_MISS_ST),
+	ARMV8PMU_ALT_CACHE(L1D, PREFETCH, ACCESS, ARMV8PMU_THUNDER_L1D_CACHE_PREF_ACCESS),
+	ARMV8PMU_ALT_CACHE(L1D, PREFETCH, MISS, ARMV8PMU_THUNDER_L1D_CACHE_PREF_MISS),
+	ARMV8PMU_ALT_CACHE(L1I, PREFETCH, ACCESS, ARMV8PMU_THUNDER_L1I_CACHE_PREF_ACCESS),
+	ARMV8PMU_ALT_CACHE(L1I, PREFETCH, MISS, ARMV8PMU_THUNDER_L1I_CACHE_PREF_MISS),
+	ARMV8PMU_ALT_CACHE(DTLB, READ, ACCESS, ARMV8PMU_IMPDEF(L1D_TLB_RD)),
+	ARMV8PMU_ALT_CACHE(DTLB, READ, MISS, ARMV8PMU_IMPDEF(L1D_TLB_REFILL_RD)),
+	ARMV8PMU_ALT_CACHE(DTLB, WRITE, ACCESS, ARMV8PMU_IMPDEF(L1D_TLB_WR)),
+	ARMV8PMU_ALT_CACHE(DTLB, WRITE, MISS, ARMV8PMU_IMPDEF(L1D_TLB_REFILL_WR)),
+	{ }
+};
+
+/* Broadcom Vulcan (Cavium ThunderX2) */
+static const struct armv8pmu_alt_event armv8pmu_vulcan_alts[] = {
+	ARMV8PMU_ALT_CACHE(L1D, READ, ACCESS, ARMV8PMU_IMPDEF(L1D_CACHE_RD)),
+	ARMV8PMU_ALT_CACHE(L1D, READ, MISS, ARMV8PMU_IMPDEF(L1D_CACHE_REFILL_RD)),
+	ARMV8PMU_ALT_CACHE(L1D, WRITE, ACCESS, ARMV8PMU_IMPDEF(L1D_CACHE_WR)),
+	ARMV8PMU_ALT_CACHE(L1D, WRITE, MISS, ARMV8PMU_IMPDEF(L1D_CACHE_REFILL_WR)),
+	ARMV8PMU_ALT_CACHE(DTLB, READ, ACCESS, ARMV8PMU_IMPDEF(L1D_TLB_RD)),
+	ARMV8PMU_ALT_CACHE(DTLB, READ, MISS, ARMV8PMU_IMPDEF(L1D_TLB_REFILL_RD)),
+	ARMV8PMU_ALT_CACHE(DTLB, WRITE, ACCESS, ARMV8PMU_IMPDEF(L1D_TLB_WR)),
+	ARMV8PMU_ALT_CACHE(DTLB, WRITE, MISS, ARMV8PMU_IMPDEF(L1D_TLB_REFILL_WR)),
+	ARMV8PMU_ALT_CACHE(NODE, READ, ACCESS, ARMV8PMU_IMPDEF(BUS_ACCESS_RD)),
+	ARMV8PMU_ALT_CACHE(NODE, WRITE, ACCESS, ARMV8PMU_IMPDEF(BUS_ACCESS_WR)),
+	{ }
+};
+
+/*
+ * The CPUs with second choices of their own, by the PMU name their DT
+ * compatible registers (armv8pmu_dt_names[]). ACPI names every PMU
+ * armv8_pmuv3_<n> and gets the common ones only.
+ */
+static const struct {
+	const char *name;
+	const struct armv8pmu_alt_event *alts;
+} armv8pmu_cpu_alts[] = {
+	{ "armv8_cortex_a35",		armv8pmu_a53_alts },
+	{ "armv8_cortex_a53",		armv8pmu_a53_alts },
+	{ "armv8_cortex_a57",		armv8pmu_a57_alts },
+	{ "armv8_cortex_a72",		armv8pmu_a57_alts },
+	{ "armv8_cortex_a73",		armv8pmu_a73_alts },
+	{ "armv8_cavium_thunder",	armv8pmu_thunder_alts },
+	{ "armv8_brcm_vulcan",		armv8pmu_vulcan_alts },
+};
+
 /* ---- Counter access ---- */
 
 /*
@@ -555,6 +671,13 @@ static irqreturn_t armv8pmu_overflow_irq(struct arm_pmu *cpu_pmu)
 
 	pmcr = read_pmcr();
 	write_pmcr(pmcr & ~ARMV8_PMU_PMCR_E);
+	/*
+	 * Writes to PMCR_EL0 and PMOVSCLR_EL0 act on counting and on the
+	 * interrupt only after a context synchronization event: freeze the
+	 * counters before reading and rewriting them, and drop the interrupt
+	 * before the GIC is told it was handled.
+	 */
+	isb();
 
 	/* The low half of a chained pair has no event: its overflow is ignored */
 	for_each_set_bit(idx, &overflowed, ARMPMU_MAX_HWEVENTS) {
@@ -697,6 +820,12 @@ static atomic_t armv8pmu_nr_pmus = ATOMIC_INIT(0);
  * each of the two pmu_disable() of a context switch.
  */
 static DEFINE_PER_CPU(bool, armv8pmu_el0_granted);
+
+/*
+ * Whether this CPU's PMCR_EL0.E is set: armv8pmu_counting_off() skips the
+ * write, and the ISB after it, when counting already stopped.
+ */
+static DEFINE_PER_CPU(bool, armv8pmu_counting);
 
 /*
  * The PMU of this CPU, for the EL0 reads that trap: the counters a task
@@ -984,12 +1113,35 @@ static void armv8pmu_counting_on(struct arm_pmu *cpu_pmu)
 	 * guest's again before it re-enters the guest.
 	 */
 	kvm_vcpu_pmu_resync_el0();
+	/*
+	 * The event types, enables and counter values written since
+	 * counting stopped must all be in effect before it restarts, or a
+	 * counter could count a moment for its previous event.
+	 */
+	isb();
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu) | ARMV8_PMU_PMCR_E);
+	__this_cpu_write(armv8pmu_counting, true);
 }
 
+/*
+ * A context switch disables the PMU twice (the outgoing task's events
+ * out, the incoming one's in) and counting restarts only at the end:
+ * stopping what already stopped costs neither a write nor an ISB.
+ */
 static void armv8pmu_counting_off(struct arm_pmu *cpu_pmu)
 {
-	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu));
+	if (__this_cpu_read(armv8pmu_counting)) {
+		write_pmcr(armv8pmu_pmcr_mode(cpu_pmu));
+		/*
+		 * Clearing PMCR_EL0.E stops the counters only at a context
+		 * synchronization event: until then they would go on counting
+		 * their old events into the values perf is about to read and
+		 * rewrite for other events and tasks.
+		 */
+		isb();
+		__this_cpu_write(armv8pmu_counting, false);
+	}
+	/* EL0 loses access at the exception return that ends the switch */
 	if (__this_cpu_read(armv8pmu_el0_granted))
 		armv8pmu_userenr_set(0);
 }
@@ -1010,7 +1162,9 @@ static void armv8pmu_cpu_reset(void *info)
 	__this_cpu_write(armv8pmu_el0_granted, false);
 	__this_cpu_write(armv8pmu_cpu_pmu, cpu_pmu);
 
+	/* Stopped: armv8pmu_counting_on() synchronizes before it restarts */
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu) | ARMV8_PMU_PMCR_P | ARMV8_PMU_PMCR_C);
+	__this_cpu_write(armv8pmu_counting, false);
 }
 
 /* ---- event_init: perf attributes to register values ---- */
@@ -1146,13 +1300,58 @@ static int armv8pmu_check_user_access(const struct arm_pmu *cpu_pmu,
 	return 0;
 }
 
+/* The first of @alts for this generic event that the PMU implements */
+static int armv8pmu_alt_find(const struct arm_pmu *cpu_pmu,
+			     const struct armv8pmu_alt_event *alts,
+			     const struct perf_event_attr *attr)
+{
+	for (; alts && alts->evnum; alts++)
+		if (alts->type == attr->type && alts->config == attr->config &&
+		    armv8pmu_event_implemented(cpu_pmu, alts->evnum))
+			return alts->evnum;
+	return -ENOENT;
+}
+
+static const struct armv8pmu_alt_event *armv8pmu_alts_of(const struct arm_pmu *cpu_pmu)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(armv8pmu_cpu_alts); i++)
+		if (!strcmp(cpu_pmu->name, armv8pmu_cpu_alts[i].name))
+			return armv8pmu_cpu_alts[i].alts;
+	return NULL;
+}
+
+/*
+ * perf's event type and config to an event number: the maps, then, for a
+ * generic event they leave without an event this PMU implements, the
+ * second choices of the CPU and of every PMUv3.
+ */
+static int armv8pmu_evnum(const struct arm_pmu *cpu_pmu, struct perf_event *event)
+{
+	const struct perf_event_attr *attr = &event->attr;
+	int evnum, alt;
+
+	evnum = armpmu_map_event(event, &armv8pmu_hw_map, &armv8pmu_cache_map,
+				 ARMV8_PMU_EVTYPE_EVENT);
+	if (attr->type != PERF_TYPE_HARDWARE && attr->type != PERF_TYPE_HW_CACHE)
+		return evnum;
+	/* A malformed config stays refused; an implemented event is the answer */
+	if (evnum == -EINVAL || (evnum >= 0 && armv8pmu_event_implemented(cpu_pmu, evnum)))
+		return evnum;
+
+	alt = armv8pmu_alt_find(cpu_pmu, armv8pmu_alts_of(cpu_pmu), attr);
+	if (alt < 0)
+		alt = armv8pmu_alt_find(cpu_pmu, armv8pmu_common_alts, attr);
+	return alt < 0 ? evnum : alt;
+}
+
 static int armv8pmu_event_map(struct perf_event *event)
 {
 	struct arm_pmu *cpu_pmu = to_arm_pmu(event->pmu);
 	int evnum, err;
 
-	evnum = armpmu_map_event(event, &armv8pmu_hw_map, &armv8pmu_cache_map,
-				 ARMV8_PMU_EVTYPE_EVENT);
+	evnum = armv8pmu_evnum(cpu_pmu, event);
 	if (evnum < 0)
 		return evnum;
 

@@ -63,6 +63,7 @@ static struct arm_pmu *test_pmu(struct kunit *test, enum test_pmu_id id)
 	KUNIT_ASSERT_NOT_NULL(test, cpu_pmu);
 
 	cpu_pmu->pmu.type = TEST_PMU_TYPE;
+	cpu_pmu->name = "armv8_pmuv3";
 	cpu_pmu->pmuver = prof->pmuver;
 	bitmap_from_u64(cpu_pmu->pmceid_bitmap, prof->common);
 	bitmap_from_u64(cpu_pmu->pmceid_ext_bitmap, prof->ext);
@@ -811,6 +812,461 @@ static struct kunit_suite armv8pmu_test_suite = {
 };
 
 kunit_test_suite(armv8pmu_test_suite);
+
+/* ---- Generic events on each CPU, as the base driver resolves them ---- */
+
+/*
+ * Which event each generic event counts depends on the CPU (its DT
+ * compatible) and on the common events its PMCEID announces. The base
+ * driver's choices are recorded below for three announcements, so that
+ * the test does not depend on the CPU it runs on: every common event (the
+ * maps win wherever they have an entry), events 0x00-0x1f only (the first
+ * ARMv8.0 CPUs, with nothing in PMCEID1: no BR_RETIRED, no L1D_TLB, no
+ * LL_CACHE_RD) and none (every second choice shows). The profiles must
+ * stay those of harness/base-event-maps.sh.
+ */
+enum test_pmceid {
+	TEST_PMCEID_ALL,
+	TEST_PMCEID_V80,
+	TEST_PMCEID_NONE,
+	TEST_PMCEID_NR
+};
+
+static const struct {
+	const char *desc;
+	u64 common;
+} test_pmceids[TEST_PMCEID_NR] = {
+	[TEST_PMCEID_ALL] = { "every common event", GENMASK_ULL(63, 0) },
+	[TEST_PMCEID_V80] = { "common events 0x00-0x1f", GENMASK_ULL(31, 0) },
+	[TEST_PMCEID_NONE] = { "no common event", 0 },
+};
+
+struct test_want {
+	int hw[PERF_COUNT_HW_MAX];
+	int cache[PERF_COUNT_HW_CACHE_MAX][PERF_COUNT_HW_CACHE_OP_MAX]
+		 [PERF_COUNT_HW_CACHE_RESULT_MAX];
+};
+
+struct test_cpu_map {
+	const char *compatible;
+	const struct test_want *want[TEST_PMCEID_NR];
+};
+
+#define TEST_CPU_MAP(compat, map)						\
+	{ compat, { &test_want_##map##_all, &test_want_##map##_v80,		\
+		    &test_want_##map##_none } }
+
+#define NO	(-ENOENT)
+
+/* Recorded by harness/base-event-maps.sh from linux-source-6.12 6.12.117-1~deb12u1 */
+static const struct test_want test_want_pmuv3_all = {
+	.hw = { 0x11, 0x08, 0x04, 0x03, 0x21, 0x10, 0x1d, 0x23, 0x24, NO },
+	.cache = {
+		{ { 0x04, 0x03 }, { NO, NO }, { NO, NO } },	/* L1D */
+		{ { 0x14, 0x01 }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { 0x36, 0x37 }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { 0x25, 0x05 }, { NO, NO }, { NO, NO } },	/* DTLB */
+		{ { 0x26, 0x02 }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { 0x12, 0x10 }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_pmuv3_v80 = {
+	.hw = { 0x11, 0x08, 0x04, 0x03, 0x0c, 0x10, 0x1d, NO, NO, NO },
+	.cache = {
+		{ { 0x04, 0x03 }, { NO, NO }, { NO, NO } },	/* L1D */
+		{ { 0x14, 0x01 }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { NO, 0x05 }, { NO, NO }, { NO, NO } },	/* DTLB */
+		{ { NO, 0x02 }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { 0x12, 0x10 }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_pmuv3_none = {
+	.hw = { NO, NO, NO, NO, NO, NO, NO, NO, NO, NO },
+	.cache = {
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* L1D */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* DTLB */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_a53_all = {
+	.hw = { 0x11, 0x08, 0x04, 0x03, 0x21, 0x10, 0x1d, 0x23, 0x24, NO },
+	.cache = {
+		{ { 0x04, 0x03 }, { NO, NO }, { NO, 0xc2 } },	/* L1D */
+		{ { 0x14, 0x01 }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { 0x36, 0x37 }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { 0x25, 0x05 }, { NO, NO }, { NO, NO } },	/* DTLB */
+		{ { 0x26, 0x02 }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { 0x12, 0x10 }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { 0x60, NO }, { 0x61, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_a53_v80 = {
+	.hw = { 0x11, 0x08, 0x04, 0x03, 0x0c, 0x10, 0x1d, NO, NO, NO },
+	.cache = {
+		{ { 0x04, 0x03 }, { NO, NO }, { NO, 0xc2 } },	/* L1D */
+		{ { 0x14, 0x01 }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { NO, 0x05 }, { NO, NO }, { NO, NO } },	/* DTLB */
+		{ { NO, 0x02 }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { 0x12, 0x10 }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { 0x60, NO }, { 0x61, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_a53_none = {
+	.hw = { NO, NO, NO, NO, NO, NO, NO, NO, NO, NO },
+	.cache = {
+		{ { NO, NO }, { NO, NO }, { NO, 0xc2 } },	/* L1D */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* DTLB */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { 0x60, NO }, { 0x61, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_a57_all = {
+	.hw = { 0x11, 0x08, 0x04, 0x03, 0x21, 0x10, 0x1d, 0x23, 0x24, NO },
+	.cache = {
+		{ { 0x04, 0x03 }, { 0x41, 0x43 }, { NO, NO } },	/* L1D */
+		{ { 0x14, 0x01 }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { 0x36, 0x37 }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { 0x25, 0x05 }, { NO, 0x4d }, { NO, NO } },	/* DTLB */
+		{ { 0x26, 0x02 }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { 0x12, 0x10 }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { 0x60, NO }, { 0x61, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_a57_v80 = {
+	.hw = { 0x11, 0x08, 0x04, 0x03, 0x0c, 0x10, 0x1d, NO, NO, NO },
+	.cache = {
+		{ { 0x04, 0x03 }, { 0x41, 0x43 }, { NO, NO } },	/* L1D */
+		{ { 0x14, 0x01 }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { NO, 0x05 }, { NO, 0x4d }, { NO, NO } },	/* DTLB */
+		{ { NO, 0x02 }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { 0x12, 0x10 }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { 0x60, NO }, { 0x61, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_a57_none = {
+	.hw = { NO, NO, NO, NO, NO, NO, NO, NO, NO, NO },
+	.cache = {
+		{ { 0x40, 0x42 }, { 0x41, 0x43 }, { NO, NO } },	/* L1D */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { NO, 0x4c }, { NO, 0x4d }, { NO, NO } },	/* DTLB */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { 0x60, NO }, { 0x61, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_a73_all = {
+	.hw = { 0x11, 0x08, 0x04, 0x03, 0x21, 0x10, 0x1d, 0x23, 0x24, NO },
+	.cache = {
+		{ { 0x04, 0x03 }, { 0x41, NO }, { NO, NO } },	/* L1D */
+		{ { 0x14, 0x01 }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { 0x36, 0x37 }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { 0x25, 0x05 }, { NO, NO }, { NO, NO } },	/* DTLB */
+		{ { 0x26, 0x02 }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { 0x12, 0x10 }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_a73_v80 = {
+	.hw = { 0x11, 0x08, 0x04, 0x03, 0x0c, 0x10, 0x1d, NO, NO, NO },
+	.cache = {
+		{ { 0x04, 0x03 }, { 0x41, NO }, { NO, NO } },	/* L1D */
+		{ { 0x14, 0x01 }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { NO, 0x05 }, { NO, NO }, { NO, NO } },	/* DTLB */
+		{ { NO, 0x02 }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { 0x12, 0x10 }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_a73_none = {
+	.hw = { NO, NO, NO, NO, NO, NO, NO, NO, NO, NO },
+	.cache = {
+		{ { 0x40, NO }, { 0x41, NO }, { NO, NO } },	/* L1D */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* DTLB */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_thunder_all = {
+	.hw = { 0x11, 0x08, 0x04, 0x03, 0x21, 0x10, 0x1d, 0x23, 0x24, NO },
+	.cache = {
+		{ { 0x04, 0x03 }, { 0x41, 0xe9 }, { 0xea, 0xeb } },	/* L1D */
+		{ { 0x14, 0x01 }, { NO, NO }, { 0xec, 0xed } },	/* L1I */
+		{ { 0x36, 0x37 }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { 0x25, 0x05 }, { 0x4f, 0x4d }, { NO, NO } },	/* DTLB */
+		{ { 0x26, 0x02 }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { 0x12, 0x10 }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_thunder_v80 = {
+	.hw = { 0x11, 0x08, 0x04, 0x03, 0x0c, 0x10, 0x1d, NO, NO, NO },
+	.cache = {
+		{ { 0x04, 0x03 }, { 0x41, 0xe9 }, { 0xea, 0xeb } },	/* L1D */
+		{ { 0x14, 0x01 }, { NO, NO }, { 0xec, 0xed } },	/* L1I */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { 0x4e, 0x05 }, { 0x4f, 0x4d }, { NO, NO } },	/* DTLB */
+		{ { NO, 0x02 }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { 0x12, 0x10 }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_thunder_none = {
+	.hw = { NO, NO, NO, NO, NO, NO, NO, NO, NO, NO },
+	.cache = {
+		{ { 0x40, 0x42 }, { 0x41, 0xe9 }, { 0xea, 0xeb } },	/* L1D */
+		{ { NO, NO }, { NO, NO }, { 0xec, 0xed } },	/* L1I */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { 0x4e, 0x4c }, { 0x4f, 0x4d }, { NO, NO } },	/* DTLB */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_vulcan_all = {
+	.hw = { 0x11, 0x08, 0x04, 0x03, 0x21, 0x10, 0x1d, 0x23, 0x24, NO },
+	.cache = {
+		{ { 0x04, 0x03 }, { 0x41, 0x43 }, { NO, NO } },	/* L1D */
+		{ { 0x14, 0x01 }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { 0x36, 0x37 }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { 0x25, 0x05 }, { 0x4f, 0x4d }, { NO, NO } },	/* DTLB */
+		{ { 0x26, 0x02 }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { 0x12, 0x10 }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { 0x60, NO }, { 0x61, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_vulcan_v80 = {
+	.hw = { 0x11, 0x08, 0x04, 0x03, 0x0c, 0x10, 0x1d, NO, NO, NO },
+	.cache = {
+		{ { 0x04, 0x03 }, { 0x41, 0x43 }, { NO, NO } },	/* L1D */
+		{ { 0x14, 0x01 }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { 0x4e, 0x05 }, { 0x4f, 0x4d }, { NO, NO } },	/* DTLB */
+		{ { NO, 0x02 }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { 0x12, 0x10 }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { 0x60, NO }, { 0x61, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_want test_want_vulcan_none = {
+	.hw = { NO, NO, NO, NO, NO, NO, NO, NO, NO, NO },
+	.cache = {
+		{ { 0x40, 0x42 }, { 0x41, 0x43 }, { NO, NO } },	/* L1D */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* L1I */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* LL */
+		{ { 0x4e, 0x4c }, { 0x4f, 0x4d }, { NO, NO } },	/* DTLB */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* ITLB */
+		{ { NO, NO }, { NO, NO }, { NO, NO } },	/* BPU */
+		{ { 0x60, NO }, { 0x61, NO }, { NO, NO } },	/* NODE */
+	},
+};
+
+static const struct test_cpu_map test_cpu_maps[] = {
+	TEST_CPU_MAP("arm,armv8-pmuv3", pmuv3),
+	TEST_CPU_MAP("arm,cortex-a34-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-a35-pmu", a53),
+	TEST_CPU_MAP("arm,cortex-a53-pmu", a53),
+	TEST_CPU_MAP("arm,cortex-a55-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-a57-pmu", a57),
+	TEST_CPU_MAP("arm,cortex-a65-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-a72-pmu", a57),
+	TEST_CPU_MAP("arm,cortex-a73-pmu", a73),
+	TEST_CPU_MAP("arm,cortex-a75-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-a76-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-a77-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-a78-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-a510-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-a520-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-a710-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-a715-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-a720-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-a725-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-x1-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-x2-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-x3-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-x4-pmu", pmuv3),
+	TEST_CPU_MAP("arm,cortex-x925-pmu", pmuv3),
+	TEST_CPU_MAP("arm,neoverse-e1-pmu", pmuv3),
+	TEST_CPU_MAP("arm,neoverse-n1-pmu", pmuv3),
+	TEST_CPU_MAP("arm,neoverse-n2-pmu", pmuv3),
+	TEST_CPU_MAP("arm,neoverse-n3-pmu", pmuv3),
+	TEST_CPU_MAP("arm,neoverse-v1-pmu", pmuv3),
+	TEST_CPU_MAP("arm,neoverse-v2-pmu", pmuv3),
+	TEST_CPU_MAP("arm,neoverse-v3-pmu", pmuv3),
+	TEST_CPU_MAP("arm,neoverse-v3ae-pmu", pmuv3),
+	TEST_CPU_MAP("cavium,thunder-pmu", thunder),
+	TEST_CPU_MAP("brcm,vulcan-pmu", vulcan),
+	TEST_CPU_MAP("nvidia,carmel-pmu", pmuv3),
+	TEST_CPU_MAP("nvidia,denver-pmu", pmuv3),
+};
+
+/* End of the recorded block */
+
+#undef NO
+
+static const char *const test_hw_names[PERF_COUNT_HW_MAX] = {
+	"cycles", "instructions", "cache-references", "cache-misses", "branches",
+	"branch-misses", "bus-cycles", "stalled-cycles-frontend",
+	"stalled-cycles-backend", "ref-cycles",
+};
+
+static const char *const test_cache_names[PERF_COUNT_HW_CACHE_MAX] = {
+	"L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB", "branch", "node",
+};
+
+static const char *const test_op_names[PERF_COUNT_HW_CACHE_OP_MAX] = {
+	"load", "store", "prefetch",
+};
+
+static const char *const test_result_names[PERF_COUNT_HW_CACHE_RESULT_MAX] = {
+	"accesses", "misses",
+};
+
+static void test_cpu_map_desc(const struct test_cpu_map *c, char *desc)
+{
+	strscpy(desc, c->compatible, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(test_cpu_map, test_cpu_maps, test_cpu_map_desc);
+
+/* A PMU as the DT probe makes it for @compatible, announcing @common */
+static struct arm_pmu *test_dt_pmu(struct kunit *test, const char *compatible, u64 common)
+{
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(armv8pmu_dt_names); i++)
+		if (!strcmp(armv8pmu_of_match[i].compatible, compatible))
+			break;
+	KUNIT_ASSERT_LT_MSG(test, i, ARRAY_SIZE(armv8pmu_dt_names),
+			    "%s is not in our DT table", compatible);
+
+	cpu_pmu->name = armv8pmu_dt_names[i];
+	bitmap_from_u64(cpu_pmu->pmceid_bitmap, common);
+	bitmap_zero(cpu_pmu->pmceid_ext_bitmap, ARMV8_PMUV3_MAX_COMMON_EVENTS);
+	return cpu_pmu;
+}
+
+static int test_resolve(struct kunit *test, struct arm_pmu *cpu_pmu, u32 type, u64 config)
+{
+	return test_init_event(test_event(test, cpu_pmu, type, config, 0));
+}
+
+static void test_cpu_map_hw(struct kunit *test, struct arm_pmu *cpu_pmu,
+			    const struct test_want *want, const char *pmceid)
+{
+	unsigned int hw;
+
+	for (hw = 0; hw < PERF_COUNT_HW_MAX; hw++)
+		KUNIT_EXPECT_EQ_MSG(test, test_resolve(test, cpu_pmu, PERF_TYPE_HARDWARE, hw),
+				    want->hw[hw], "%s, %s", test_hw_names[hw], pmceid);
+}
+
+static void test_cpu_map_cache(struct kunit *test, struct arm_pmu *cpu_pmu,
+			       const struct test_want *want, const char *pmceid)
+{
+	unsigned int cache, op, result;
+
+	for (cache = 0; cache < PERF_COUNT_HW_CACHE_MAX; cache++)
+		for (op = 0; op < PERF_COUNT_HW_CACHE_OP_MAX; op++)
+			for (result = 0; result < PERF_COUNT_HW_CACHE_RESULT_MAX; result++)
+				KUNIT_EXPECT_EQ_MSG(test,
+						    test_resolve(test, cpu_pmu, PERF_TYPE_HW_CACHE,
+								 cache | op << 8 | result << 16),
+						    want->cache[cache][op][result],
+						    "%s-%s-%s, %s", test_cache_names[cache],
+						    test_op_names[op], test_result_names[result],
+						    pmceid);
+}
+
+/* Every generic hardware and cache event, under each PMCEID profile */
+static void test_generic_events_resolve_as_on_base(struct kunit *test)
+{
+	const struct test_cpu_map *c = test->param_value;
+	enum test_pmceid p;
+
+	for (p = 0; p < TEST_PMCEID_NR; p++) {
+		struct arm_pmu *cpu_pmu = test_dt_pmu(test, c->compatible,
+						      test_pmceids[p].common);
+
+		test_cpu_map_hw(test, cpu_pmu, c->want[p], test_pmceids[p].desc);
+		test_cpu_map_cache(test, cpu_pmu, c->want[p], test_pmceids[p].desc);
+	}
+}
+
+/* The base knows no CPU we do not: each of our compatibles has its record */
+static void test_every_compatible_recorded(struct kunit *test)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(armv8pmu_dt_names); i++) {
+		for (j = 0; j < ARRAY_SIZE(test_cpu_maps); j++)
+			if (!strcmp(test_cpu_maps[j].compatible, armv8pmu_of_match[i].compatible))
+				break;
+		KUNIT_EXPECT_LT_MSG(test, j, ARRAY_SIZE(test_cpu_maps),
+				    "no record for %s", armv8pmu_of_match[i].compatible);
+	}
+}
+
+/* ACPI PMUs are named armv8_pmuv3_<n>: the common second choices only */
+static void test_acpi_pmu_takes_common_alternatives_only(struct kunit *test)
+{
+	struct arm_pmu *cpu_pmu = test_dt_pmu(test, "cavium,thunder-pmu",
+					      test_pmceids[TEST_PMCEID_V80].common);
+
+	cpu_pmu->name = "armv8_pmuv3_0";
+	KUNIT_EXPECT_EQ(test, test_resolve(test, cpu_pmu, PERF_TYPE_HW_CACHE,
+					   TEST_CACHE(L1D, WRITE, ACCESS)), -ENOENT);
+	KUNIT_EXPECT_EQ(test, test_resolve(test, cpu_pmu, PERF_TYPE_HARDWARE,
+					   PERF_COUNT_HW_BRANCH_INSTRUCTIONS),
+			ARMV8_PMUV3_PERFCTR_PC_WRITE_RETIRED);
+}
+
+static struct kunit_case armv8pmu_cpu_map_test_cases[] = {
+	KUNIT_CASE_PARAM(test_generic_events_resolve_as_on_base, test_cpu_map_gen_params),
+	KUNIT_CASE(test_every_compatible_recorded),
+	KUNIT_CASE(test_acpi_pmu_takes_common_alternatives_only),
+	{}
+};
+
+static struct kunit_suite armv8pmu_cpu_map_test_suite = {
+	.name = "arm_pmuv3_cpu_maps",
+	.test_cases = armv8pmu_cpu_map_test_cases,
+};
+
+kunit_test_suite(armv8pmu_cpu_map_test_suite);
 
 #ifdef CONFIG_ARM64
 /* ---- EL0 counter reads that trapped (these touch PMSELR_EL0) ---- */

@@ -60,6 +60,46 @@ insn_loop:
 	ret
 
 /*
+ * The windows of the register synchronization tests. Counter 0 counts
+ * INST_RETIRED at EL2 on entry; x0 is written to the control register
+ * named, which stops it, and 100 NOPs run before a context
+ * synchronization event (ISB, ERET, or the exception entry of an HVC),
+ * then 100 more. Counter 0 is read before the write, before the event and
+ * at the end, into out[0..2] (x1).
+ */
+.macro	sync_window name, reg, event
+	.global	\name
+\name:
+	adr	x5, 2f			/* where the ERET goes */
+	msr	elr_el2, x5
+	mrs	x5, spsr_el2
+	mov	x6, #0x3c9		/* EL2h, DAIF masked */
+	msr	spsr_el2, x6
+	isb
+	mrs	x6, pmevcntr0_el0
+	msr	\reg, x0
+	.rept	100
+	nop
+	.endr
+	mrs	x7, pmevcntr0_el0
+	\event
+2:	.rept	100
+	nop
+	.endr
+	mrs	x8, pmevcntr0_el0
+	msr	spsr_el2, x5
+	stp	x6, x7, [x1]
+	str	x8, [x1, #16]
+	ret
+.endm
+
+	sync_window sync_cntenclr_isb, pmcntenclr_el0, isb
+	sync_window sync_pmcr_isb, pmcr_el0, isb
+	sync_window sync_evtyper_isb, pmevtyper0_el0, isb
+	sync_window sync_cntenclr_eret, pmcntenclr_el0, eret
+	sync_window sync_cntenclr_hvc, pmcntenclr_el0, "hvc #0"
+
+/*
  * EL2 vectors: an HVC returns to the next instruction; anything else
  * (an SMC with no EL3 is UNDEFINED) skips the instruction that caused it.
  */

@@ -310,6 +310,68 @@ static void inst_retired_tests(uint64_t pmceid0)
 	      0x12345679UL << 32 | (1 + 1000 * 2 + 1 - 1000));
 }
 
+/*
+ * test-bare.sh writes 1 here (-device loader) when it runs QEMU with
+ * x-pmu-lazy-sync=on: PMU control writes then take effect on counting
+ * only at the next context synchronization event.
+ */
+#define LAZY_SYNC_FLAG	((volatile uint32_t *)0x47fff000)
+
+/* pmu-bare-start.S: write, 100 NOPs, sync event, 100 NOPs */
+typedef void sync_window_fn(uint64_t val, uint64_t out[3]);
+extern sync_window_fn sync_cntenclr_isb, sync_pmcr_isb, sync_evtyper_isb,
+	sync_cntenclr_eret, sync_cntenclr_hvc;
+
+static const struct sync_case {
+	const char *counts_until, *stops_at;
+	sync_window_fn *window;
+	uint64_t val;
+} sync_cases[] = {
+	{ "pmcntenclr_counts_until_isb", "pmcntenclr_stops_at_isb",
+	  sync_cntenclr_isb, 1 },
+	{ "pmcr_e_clear_counts_until_isb", "pmcr_e_clear_stops_at_isb",
+	  sync_pmcr_isb, 0 },
+	{ "pmevtyper_old_event_until_isb", "pmevtyper_new_event_at_isb",
+	  sync_evtyper_isb, NSH | SW_INCR },
+	{ "pmcntenclr_counts_until_eret", "pmcntenclr_stops_at_eret",
+	  sync_cntenclr_eret, 1 },
+	{ "pmcntenclr_counts_until_exception", "pmcntenclr_stops_at_exception",
+	  sync_cntenclr_hvc, 1 },
+};
+
+/*
+ * What INST_RETIRED counts of a window: with x-pmu-lazy-sync, the write,
+ * the 100 NOPs and the read before the event, then the synchronizing
+ * instruction itself (the new controls act after it) and nothing more;
+ * without, the write alone.
+ */
+static void sync_tests(void)
+{
+	int lazy = *LAZY_SYNC_FLAG == 1;
+	uint64_t out[3], enabled;
+	unsigned int i;
+
+	puts_(lazy ? "# x-pmu-lazy-sync=on\n" : "# x-pmu-lazy-sync=off\n");
+	for (i = 0; i < sizeof(sync_cases) / sizeof(sync_cases[0]); i++) {
+		const struct sync_case *c = &sync_cases[i];
+
+		pmu_reset(0);
+		evtyper(0, NSH | INST_RETIRED);
+		write_sysreg(1, pmcntenset_el0);
+		c->window(c->val, out);
+		check(c->counts_until, out[1] - out[0], lazy ? 102 : 1);
+		check(c->stops_at, out[2] - out[1], lazy ? 1 : 0);
+	}
+
+	/* A direct read sees the write at once, whatever counting sees */
+	pmu_reset(0);
+	write_sysreg(1, pmcntenset_el0);
+	asm volatile("msr pmcntenclr_el0, %1\n\tmrs %0, pmcntenset_el0"
+		     : "=r"(enabled) : "r"(1UL));
+	check("pmcntenclr_read_back_at_once", enabled & 1, 0);
+	pmu_reset(0);
+}
+
 void main(void);
 
 void main(void)
@@ -338,6 +400,8 @@ void main(void)
 	chain_tests(v3p5, ncntr);
 	counted_event_tests();
 	inst_retired_tests(pmceid0);
+	if (pmceid0 & (1UL << INST_RETIRED))
+		sync_tests();
 
 	puts_("1..");
 	putu(test_n);

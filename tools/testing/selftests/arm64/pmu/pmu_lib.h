@@ -29,6 +29,7 @@
 #ifndef PMU_LIB_H
 #define PMU_LIB_H
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -117,6 +118,86 @@ static inline uint64_t pmu_expected_user(unsigned long iters)
 {
 	return 2ULL * iters + PMU_WINDOW_OVERHEAD;
 }
+
+/*
+ * long pmu_pingpong_window(fd, wfd, rfd, iters, buf)
+ *
+ * Enables fd, ping-pongs iters times (writes a byte to wfd, reads one
+ * from rfd: with a partner echoing on the same CPU, every read switches
+ * to it and back), disables fd. Returns the disable call's return value.
+ * The window is one block of assembly:
+ *
+ *	svc	#0		// PERF_EVENT_IOC_ENABLE: counting starts after it
+ * 1:	mov	x8, #64		// write(wfd, buf, 1)	5 instructions
+ *	mov	x0, x20
+ *	mov	x1, x23
+ *	mov	x2, #1
+ *	svc	#0
+ *	mov	x8, #63		// read(rfd, buf, 1)	5 instructions
+ *	mov	x0, x21
+ *	mov	x1, x23
+ *	mov	x2, #1
+ *	svc	#0
+ *	subs	x19, x19, #1	//			2 instructions
+ *	b.ne	1b
+ *	mov	x8, #29		// ioctl(fd, PERF_EVENT_IOC_DISABLE, 0)
+ *	mov	x0, x22		//			5 instructions
+ *	mov	x1, #0x2401
+ *	mov	x2, #0
+ *	svc	#0
+ *
+ * An SVC counts at EL0 (see the top of this file), so a user-only
+ * instruction count of the window is exactly 12 * iterations + 5.
+ */
+long pmu_pingpong_window(long fd, long wfd, long rfd, unsigned long iters, char *buf);
+asm("	.text\n"
+"	.balign	64\n"
+"	.global	pmu_pingpong_window\n"
+"	.type	pmu_pingpong_window, %function\n"
+"pmu_pingpong_window:\n"
+"	stp	x19, x20, [sp, #-32]!\n"
+"	stp	x21, x22, [sp, #16]\n"
+"	str	x23, [sp, #-16]!\n"
+"	mov	x22, x0\n"
+"	mov	x20, x1\n"
+"	mov	x21, x2\n"
+"	mov	x19, x3\n"
+"	mov	x23, x4\n"
+"	mov	x8, #29\n"
+"	mov	x1, #0x2400\n"
+"	mov	x2, #0\n"
+"	svc	#0\n"
+"1:	mov	x8, #64\n"
+"	mov	x0, x20\n"
+"	mov	x1, x23\n"
+"	mov	x2, #1\n"
+"	svc	#0\n"
+"	mov	x8, #63\n"
+"	mov	x0, x21\n"
+"	mov	x1, x23\n"
+"	mov	x2, #1\n"
+"	svc	#0\n"
+"	subs	x19, x19, #1\n"
+"	b.ne	1b\n"
+"	mov	x8, #29\n"
+"	mov	x0, x22\n"
+"	mov	x1, #0x2401\n"
+"	mov	x2, #0\n"
+"	svc	#0\n"
+"	ldr	x23, [sp], #16\n"
+"	ldp	x21, x22, [sp, #16]\n"
+"	ldp	x19, x20, [sp], #32\n"
+"	ret\n"
+"	.size	pmu_pingpong_window, . - pmu_pingpong_window\n"
+);
+
+static_assert(PERF_EVENT_IOC_ENABLE == 0x2400, "pmu_pingpong_window's ENABLE");
+static_assert(PERF_EVENT_IOC_DISABLE == 0x2401, "pmu_pingpong_window's DISABLE");
+static_assert(__NR_read == 63 && __NR_write == 64 && __NR_ioctl == 29,
+	      "pmu_pingpong_window's system call numbers");
+
+#define PMU_PINGPONG_PER_ITER	12
+#define PMU_PINGPONG_OVERHEAD	5
 
 /* Run the loop between PERF_EVENT_IOC_ENABLE and _DISABLE of fd. */
 static inline long pmu_run_ioctl(int fd, unsigned long flags,

@@ -1,0 +1,833 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Register-level checks of our QEMU's FEAT_SPE model, with no kernel in
+ * the way: QEMU loads this ELF on the virt board and starts it at EL2,
+ * which owns the profiling buffer (MDCR_EL2.E2PB = 0). The program
+ * profiles known code (spe-bare-start.S) at a known interval, walks the
+ * records the model wrote, and checks each one's PC, operation type,
+ * events, latencies and data address against what the instruction
+ * stream says they must be; then each filter, discard mode with the
+ * SAMPLE_* PMU events, the buffer-full event and its interrupt,
+ * collisions, and the buffer's stage 1 translation and its faults.
+ * Built and run by harness/qemu/test-bare.sh.
+ */
+#include <stdint.h>
+
+#define UART_DR		((volatile uint32_t *)0x09000000)
+#define UART_CR		((volatile uint32_t *)0x09000030)
+#define UART_CR_ON	0x301
+/* GICv3 redistributor of CPU 0, SGI/PPI frame: GICR_ISPENDR0 */
+#define GICR_ISPENDR0	((volatile uint32_t *)(0x080a0000 + 0x10000 + 0x200))
+#define SPE_PPI		21
+
+#define read_sysreg(r) ({ uint64_t __v; asm volatile("mrs %0, " #r : "=r"(__v)); __v; })
+#define write_sysreg(v, r) asm volatile("msr " #r ", %0; isb" : : "r"((uint64_t)(v)))
+
+/* SPE registers by encoding: the assembler may not know their names */
+#define PMSCR_EL2	s3_4_c9_c9_0
+#define PMSICR_EL1	s3_0_c9_c9_2
+#define PMSIRR_EL1	s3_0_c9_c9_3
+#define PMSFCR_EL1	s3_0_c9_c9_4
+#define PMSEVFR_EL1	s3_0_c9_c9_5
+#define PMSLATFR_EL1	s3_0_c9_c9_6
+#define PMSIDR_EL1	s3_0_c9_c9_7
+#define PMSNEVFR_EL1	s3_0_c9_c9_1
+#define PMBLIMITR_EL1	s3_0_c9_c10_0
+#define PMBPTR_EL1	s3_0_c9_c10_1
+#define PMBSR_EL1	s3_0_c9_c10_3
+#define PMBIDR_EL1	s3_0_c9_c10_7
+#define rd(r)		read_sysreg(r)
+#define wr(v, r)	write_sysreg(v, r)
+
+#define E2SPE		(1UL << 1)
+#define CX		(1UL << 3)
+#define PA		(1UL << 4)
+#define TS		(1UL << 5)
+#define PCT		(1UL << 6)
+
+#define FE		(1UL << 0)
+#define FT		(1UL << 1)
+#define FL		(1UL << 2)
+#define FNE		(1UL << 3)
+#define F_B		(1UL << 16)
+#define F_LD		(1UL << 17)
+#define F_ST		(1UL << 18)
+#define F_FP		(1UL << 19)
+#define F_SIMD		(1UL << 20)
+#define M_B		(1UL << 48)
+#define M_LD		(1UL << 49)
+#define M_ST		(1UL << 50)
+#define M_FP		(1UL << 51)
+#define M_SIMD		(1UL << 52)
+
+#define LIM_E		1UL
+#define LIM_DISCARD	(2UL << 1)
+
+#define S_BIT		(1UL << 17)
+#define COLL_BIT	(1UL << 16)
+
+#define EV_RETIRED	(1 << 1)
+#define EV_L1D		(1 << 2)
+#define EV_TLB		(1 << 4)
+#define EV_NOT_TAKEN	(1 << 6)
+#define EV_MISALIGNED	(1 << 11)
+
+/* PMU: events at EL2 (PMEVTYPER.NSH) */
+#define NSH		(1UL << 27)
+#define SAMPLE_POP	0x4000
+#define SAMPLE_FEED	0x4001
+#define SAMPLE_FILTRATE	0x4002
+#define SAMPLE_COLLISION 0x4003
+
+/* Memory: RAM from 0x40000000, this image at 0x40080000 */
+#define BUF		0x41000000UL	/* profiling buffer */
+#define BUF_SIZE	0x100000UL
+#define SRC		0x42000000UL	/* spe_loop's loads */
+#define DST		0x43000000UL	/* spe_loop's stores */
+#define PT		0x44000000UL	/* page tables */
+
+#define INTERVAL	256
+
+extern void spe_loop(uint64_t n, uint64_t src, uint64_t dst, uint64_t pmscr);
+extern void spe_collide(uint64_t pmscr, uint64_t count);
+extern char spe_loop_body[], spe_collide_sampled[];
+
+static int test_n;
+
+/* What the compiler calls to clear a struct: no C library here */
+void *memset(void *s, int c, unsigned long n);
+
+void *memset(void *s, int c, unsigned long n)
+{
+	volatile unsigned char *p = s;
+
+	while (n--)
+		*p++ = c;
+	return s;
+}
+
+static void putc_(char c)
+{
+	*UART_DR = c;
+}
+
+static void puts_(const char *s)
+{
+	while (*s)
+		putc_(*s++);
+}
+
+static void putu(uint64_t v)
+{
+	char buf[21];
+	int i = 0;
+
+	do {
+		buf[i++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	while (i)
+		putc_(buf[--i]);
+}
+
+static void putx(uint64_t v)
+{
+	int i;
+
+	puts_("0x");
+	for (i = 60; i > 0 && !(v >> i); i -= 4)
+		;
+	for (; i >= 0; i -= 4)
+		putc_("0123456789abcdef"[(v >> i) & 15]);
+}
+
+static void check(const char *name, uint64_t got, uint64_t want)
+{
+	test_n++;
+	if (got != want) {
+		puts_("# ");
+		puts_(name);
+		puts_(": got ");
+		putx(got);
+		puts_(", want ");
+		putx(want);
+		putc_('\n');
+		puts_("not ");
+	}
+	puts_("ok ");
+	putu(test_n);
+	putc_(' ');
+	puts_(name);
+	putc_('\n');
+}
+
+static void skip(const char *name, const char *why)
+{
+	puts_("ok ");
+	putu(++test_n);
+	putc_(' ');
+	puts_(name);
+	puts_(" # SKIP ");
+	puts_(why);
+	putc_('\n');
+}
+
+static void memset8(uint64_t addr, uint8_t v, uint64_t len)
+{
+	volatile uint8_t *p = (volatile uint8_t *)addr;
+
+	while (len--)
+		*p++ = v;
+}
+
+/* ---- PMU: counters 0-3 count the SAMPLE_* events at EL2 ---- */
+
+static void pmu_start(void)
+{
+	int i;
+
+	write_sysreg(~0UL, pmcntenclr_el0);
+	for (i = 0; i < 4; i++) {
+		write_sysreg(i, pmselr_el0);
+		write_sysreg(NSH | (SAMPLE_POP + i), pmxevtyper_el0);
+	}
+	write_sysreg(3, pmcr_el0);		/* E, P: zero them */
+	write_sysreg(0xf, pmcntenset_el0);
+}
+
+static uint64_t pmu_read(int i)
+{
+	write_sysreg(i, pmselr_el0);
+	return read_sysreg(pmxevcntr_el0);
+}
+
+/* ---- Records ---- */
+
+struct rec {
+	uint64_t pc;
+	int el, ns;
+	int cls, sub;
+	uint32_t events;
+	int lat_total, lat_issue, lat_xlat;
+	int has_va, has_pa, has_ctx, has_ts;
+	uint64_t va, pa, ctx, ts;
+};
+
+#define MAX_RECS	1200
+static struct rec recs[MAX_RECS];
+
+/*
+ * Byte by byte: with the MMU off all memory is Device, where an
+ * unaligned access the compiler might merge the bytes into faults.
+ */
+static uint64_t le(const volatile uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* Decode [BUF, end): the number of records, or -1 on a malformed one */
+static int parse(uint64_t start, uint64_t end)
+{
+	const uint8_t *p = (const uint8_t *)start, *e = (const uint8_t *)end;
+	int n = 0;
+	struct rec *r = &recs[0];
+
+	for (int i = 0; i < MAX_RECS; i++)
+		recs[i] = (struct rec){ 0 };
+	while (p < e && n < MAX_RECS) {
+		uint8_t h = *p++;
+		uint64_t v;
+
+		if (h == 0x00)
+			continue;
+		if (h == 0x01) {
+			r = &recs[++n];
+			continue;
+		}
+		if (h == 0x71) {
+			r->has_ts = 1;
+			r->ts = le(p, 8);
+			p += 8;
+			r = &recs[++n];
+			continue;
+		}
+		if ((h & 0xcf) == 0x42) {
+			int sz = 1 << ((h >> 4) & 3);
+
+			r->events = le(p, sz);
+			p += sz;
+		} else if ((h & 0xfc) == 0x64) {
+			r->has_ctx = 1;
+			r->ctx = le(p, 4) | (uint64_t)(h & 3) << 32;
+			p += 4;
+		} else if ((h & 0xfc) == 0x48) {
+			r->cls = h & 3;
+			r->sub = *p++;
+		} else if ((h & 0xf8) == 0xb0) {
+			v = le(p, 8);
+			p += 8;
+			switch (h & 7) {
+			case 0:
+				r->pc = v & ((1UL << 56) - 1);
+				r->el = (v >> 61) & 3;
+				r->ns = v >> 63;
+				break;
+			case 2:
+				r->has_va = 1;
+				r->va = v;
+				break;
+			case 3:
+				r->has_pa = 1;
+				r->pa = v;
+				break;
+			default:
+				return -1;
+			}
+		} else if ((h & 0xf8) == 0x98) {
+			v = le(p, 2);
+			p += 2;
+			if ((h & 7) == 0)
+				r->lat_total = v;
+			else if ((h & 7) == 1)
+				r->lat_issue = v;
+			else if ((h & 7) == 2)
+				r->lat_xlat = v;
+			else
+				return -1;
+		} else {
+			return -1;
+		}
+	}
+	return p == e ? n : -1;
+}
+
+/* ---- What spe_loop's samples must be ---- */
+
+struct op {
+	uint64_t pc;
+	int slot;		/* 0-6 in the loop body, 7: the final MSR */
+	int cls, sub;
+	uint32_t events;
+	int lat;
+	uint64_t va;
+};
+
+/* Member m (from 1) of spe_loop(n, SRC, DST) */
+static struct op loop_member(uint64_t m, uint64_t n)
+{
+	struct op o = { 0 };
+	uint64_t k = m - 2, i = k / 7;
+
+	o.events = EV_RETIRED;
+	o.lat = 3;
+	if (m == 1 || m == 7 * n + 2) {
+		o.slot = m == 1 ? -1 : 7;
+		o.pc = (uint64_t)spe_loop_body + (m == 1 ? -4 : 28);
+		return o;
+	}
+	o.slot = k % 7;
+	o.pc = (uint64_t)spe_loop_body + 4 * o.slot;
+	switch (o.slot) {
+	case 0:
+	case 1:
+		o.cls = 1;
+		o.sub = o.slot;		/* general-purpose, ST */
+		o.events |= EV_L1D | EV_TLB;
+		o.lat = 6;
+		o.va = (o.slot ? DST : SRC) + 8 * i;
+		break;
+	case 6:
+		o.cls = 2;
+		o.sub = 1;		/* conditional */
+		if (i == n - 1)
+			o.events |= EV_NOT_TAKEN;
+		break;
+	}
+	return o;
+}
+
+static int op_types(const struct op *o)
+{
+	switch (o->slot) {
+	case 0:
+		return F_LD;
+	case 1:
+		return F_ST;
+	case 2:
+		return F_FP;
+	case 3:
+		return F_SIMD;
+	case 6:
+		return F_B;
+	}
+	return 0;
+}
+
+/* Does the sample pass PMSFCR/PMSEVFR/PMSNEVFR/PMSLATFR as the model's doc says */
+static int passes(const struct op *o, uint64_t fcr, uint64_t evfr,
+		  uint64_t nevfr, uint64_t minlat)
+{
+	uint64_t want = fcr & 0x1f0000, mask = (fcr >> 32) & 0x1f0000;
+	uint64_t types = op_types(o), or_set = want & ~mask;
+
+	if ((fcr & FE) && (o->events & evfr) != evfr)
+		return 0;
+	if ((fcr & FNE) && (o->events & nevfr))
+		return 0;
+	if (fcr & FT) {
+		if ((types ^ want) & mask)
+			return 0;
+		if (or_set && !(types & or_set))
+			return 0;
+	}
+	if ((fcr & FL) && (uint64_t)o->lat < minlat)
+		return 0;
+	return 1;
+}
+
+/*
+ * The model's jitter: PMSIRR_EL1.RND adds the low byte of a xorshift64
+ * generator seeded at reset with 0x5350452d4a495454 (CPU 0) to each
+ * reload. The first reload is at the first member.
+ */
+static uint64_t rng_state = 0x5350452d4a495454UL;
+
+static uint64_t next_interval(int jitter)
+{
+	uint64_t x = rng_state;
+
+	if (!jitter)
+		return INTERVAL;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	rng_state = x;
+	return INTERVAL + (x & 0xff);
+}
+
+static void spe_reset(void)
+{
+	wr(0, PMSCR_EL2);
+	wr(0, PMBLIMITR_EL1);
+	wr(0, PMBSR_EL1);
+	wr(0, PMSICR_EL1);
+	wr(INTERVAL, PMSIRR_EL1);
+	wr(0, PMSFCR_EL1);
+	wr(0, PMSEVFR_EL1);
+	wr(0, PMSNEVFR_EL1);
+	wr(0, PMSLATFR_EL1);
+	wr(BUF, PMBPTR_EL1);
+	wr((BUF + BUF_SIZE) | LIM_E, PMBLIMITR_EL1);
+	memset8(BUF, 0, 0x2000);
+}
+
+/*
+ * Profile spe_loop(n) with the filter given, and check every record
+ * against the instruction stream: count, PC, EL/NS, operation type,
+ * events, latencies, data address; and the SAMPLE_* counts.
+ */
+static void run_loop(const char *name, uint64_t n, uint64_t fcr,
+		     uint64_t evfr, uint64_t nevfr, uint64_t minlat, int jitter)
+{
+	uint64_t members = 7 * n + 2, m;
+	int want = 0, got, bad = 0, j = 0, feed = 0;
+	uint64_t bytes;
+
+	spe_reset();
+	if (jitter)
+		wr(INTERVAL | 1, PMSIRR_EL1);
+	wr(fcr, PMSFCR_EL1);
+	wr(evfr, PMSEVFR_EL1);
+	wr(nevfr, PMSNEVFR_EL1);
+	wr(minlat, PMSLATFR_EL1);
+	pmu_start();
+	spe_loop(n, SRC, DST, E2SPE);
+	write_sysreg(~0UL, pmcntenclr_el0);
+
+	bytes = rd(PMBPTR_EL1) - BUF;
+	got = parse(BUF, BUF + bytes);
+	for (m = next_interval(jitter); m <= members;
+	     m += next_interval(jitter)) {
+		struct op o = loop_member(m, n);
+		struct rec *r = &recs[j];
+
+		feed++;
+		if (!passes(&o, fcr, evfr, nevfr, minlat))
+			continue;
+		want++;
+		if (j >= got) {
+			j++;
+			continue;
+		}
+		if (r->pc != o.pc || r->el != 2 || !r->ns || r->cls != o.cls ||
+		    r->sub != o.sub || r->events != o.events ||
+		    r->lat_total != o.lat || r->lat_issue != 1 ||
+		    r->lat_xlat != (o.cls == 1 ? 2 : 0) ||
+		    r->has_va != (o.cls == 1) || (o.cls == 1 && r->va != o.va) ||
+		    r->has_pa || r->has_ctx || r->has_ts) {
+			if (!bad) {
+				puts_("# ");
+				puts_(name);
+				puts_(": record ");
+				putu(j);
+				puts_(" pc ");
+				putx(r->pc);
+				puts_(" want ");
+				putx(o.pc);
+				puts_(" op ");
+				putu(r->cls);
+				putc_('/');
+				putx(r->sub);
+				puts_(" ev ");
+				putx(r->events);
+				puts_(" va ");
+				putx(r->va);
+				puts_(" el/ns ");
+				putu(r->el);
+				putu(r->ns);
+				puts_(" lat ");
+				putu(r->lat_total);
+				putc_('/');
+				putu(r->lat_issue);
+				putc_('/');
+				putu(r->lat_xlat);
+				puts_(" pa/ctx/ts ");
+				putu(r->has_pa);
+				putu(r->has_ctx);
+				putu(r->has_ts);
+				putc_('\n');
+			}
+			bad++;
+		}
+		j++;
+	}
+	test_n++;
+	if (got != want || bad) {
+		puts_("# ");
+		puts_(name);
+		puts_(": ");
+		putu(got < 0 ? 0 : got);
+		puts_(" records (parse ");
+		puts_(got < 0 ? "failed" : "ok");
+		puts_("), want ");
+		putu(want);
+		puts_(", ");
+		putu(bad);
+		puts_(" differ\n");
+		puts_("not ");
+	}
+	puts_("ok ");
+	putu(test_n);
+	putc_(' ');
+	puts_(name);
+	puts_("_records\n");
+
+	/* Population, samples taken, samples kept, collisions */
+	{
+		char buf[64];
+		const char *sfx[] = { "_pop", "_feed", "_filtrate", "_collision" };
+		uint64_t wants[] = { members, feed, want, 0 };
+		int i, k;
+
+		for (i = 0; i < 4; i++) {
+			for (k = 0; name[k]; k++)
+				buf[k] = name[k];
+			for (int l = 0; sfx[i][l]; l++)
+				buf[k++] = sfx[i][l];
+			buf[k] = 0;
+			check(buf, pmu_read(i), wants[i]);
+		}
+	}
+}
+
+static void run_loop_checked(const char *name, uint64_t n, uint64_t fcr,
+			     uint64_t evfr, uint64_t nevfr, uint64_t minlat)
+{
+	run_loop(name, n, fcr, evfr, nevfr, minlat, 0);
+}
+
+static void identification(uint64_t *pmsver)
+{
+	uint64_t dfr0 = read_sysreg(id_aa64dfr0_el1);
+
+	*pmsver = (dfr0 >> 32) & 0xf;
+	puts_("# spe-bare: PMSVer ");
+	putu(*pmsver);
+	putc_('\n');
+}
+
+static void id_tests(void)
+{
+	uint64_t pmceid0 = read_sysreg(pmceid0_el0);
+
+	/* FE, FT, FL, ArchInst, FnE; Interval 256, MaxSize 64, 12-bit; EFT */
+	check("pmsidr", rd(PMSIDR_EL1), 0x402604fUL);
+	/* Align 0, P 0 at the owning EL2, F: flags managed */
+	check("pmbidr", rd(PMBIDR_EL1), 0x20);
+	check("pmceid0_sample_events", (pmceid0 >> 32) & 0xf, 0xf);
+}
+
+static void sampling_tests(void)
+{
+	/* No filter: every 256th member, 27 of 7002 */
+	run_loop_checked("loop", 1000, 0, 0, 0, 0);
+	check("loop_pmsicr_after", rd(PMSICR_EL1), INTERVAL - (7002 % INTERVAL));
+	check("loop_pmbsr_clear", rd(PMBSR_EL1), 0);
+
+	/* Type filters */
+	run_loop_checked("ft_load", 1000, FT | F_LD, 0, 0, 0);
+	run_loop_checked("ft_store", 1000, FT | F_ST, 0, 0, 0);
+	run_loop_checked("ft_branch", 1000, FT | F_B, 0, 0, 0);
+	run_loop_checked("ft_load_or_store", 1000, FT | F_LD | F_ST, 0, 0, 0);
+	/* EFT: SIMD and FP only with their masks; AND with a 0: not stores */
+	run_loop_checked("eft_simd", 1000, FT | F_SIMD | M_SIMD, 0, 0, 0);
+	run_loop_checked("eft_fp", 1000, FT | F_FP | M_FP, 0, 0, 0);
+	run_loop_checked("eft_not_store", 1000, FT | M_ST, 0, 0, 0);
+	run_loop_checked("eft_load_or_simd", 1000, FT | F_LD | F_SIMD, 0, 0, 0);
+
+	/* Event filters: retired (all), not taken (the last b.ne) */
+	run_loop_checked("fe_retired", 1000, FE, EV_RETIRED, 0, 0);
+	run_loop_checked("fe_misaligned", 1000, FE, EV_MISALIGNED, 0, 0);
+	/* 7 * 1095 + 2 = 7667: member 7424 + 256 > 7667, choose n so the
+	 * last b.ne (member 7n + 1) is sampled: 7n + 1 = 256 * 30 */
+	run_loop_checked("fe_not_taken", 1097, FE, EV_NOT_TAKEN, 0, 0);
+	run_loop_checked("fne_not_taken", 1097, FNE, 0, EV_NOT_TAKEN, 0);
+	run_loop_checked("fne_retired", 1000, FNE, 0, EV_RETIRED, 0);
+
+	/* Latency: loads and stores take 6 cycles, the rest 3 */
+	run_loop_checked("fl_6", 1000, FL, 0, 0, 6);
+	run_loop_checked("fl_7", 1000, FL, 0, 0, 7);
+	run_loop_checked("fl_and_ft", 1000, FL | FT | F_LD | F_B, 0, 0, 4);
+
+	/* PMSIRR_EL1.RND: the seeded jitter, the same at every run */
+	run_loop("jitter", 1000, 0, 0, 0, 0, 1);
+	check("jitter_pmsirr", rd(PMSIRR_EL1), INTERVAL | 1);
+}
+
+static void discard_tests(void)
+{
+	spe_reset();
+	memset8(BUF, 0xaa, 64);
+	wr((BUF + BUF_SIZE) | LIM_DISCARD | LIM_E, PMBLIMITR_EL1);
+	pmu_start();
+	spe_loop(1000, SRC, DST, E2SPE);
+	write_sysreg(~0UL, pmcntenclr_el0);
+	check("discard_pmbptr_unchanged", rd(PMBPTR_EL1), BUF);
+	check("discard_buffer_untouched", *(volatile uint64_t *)BUF,
+	      0xaaaaaaaaaaaaaaaaUL);
+	check("discard_pop", pmu_read(0), 7002);
+	check("discard_feed", pmu_read(1), 27);
+	check("discard_filtrate", pmu_read(2), 27);
+	check("discard_collision", pmu_read(3), 0);
+	check("discard_pmbsr", rd(PMBSR_EL1), 0);
+}
+
+/*
+ * Buffer full: loads only (33-byte records) into one 4 KB page. After
+ * the 123rd record, 37 bytes are left, less than a record's 64 at most:
+ * the buffer management event stops profiling there.
+ */
+static void buffer_full_tests(void)
+{
+	uint64_t n = 40000, members = 7 * n + 2, m, loads = 0, full_at = 0;
+
+	spe_reset();
+	wr(FT | F_LD, PMSFCR_EL1);
+	wr((BUF + 0x1000) | LIM_E, PMBLIMITR_EL1);
+	check("irq_not_pending_before", *GICR_ISPENDR0 >> SPE_PPI & 1, 0);
+	pmu_start();
+	spe_loop(n, SRC, DST, E2SPE);
+	write_sysreg(~0UL, pmcntenclr_el0);
+
+	for (m = INTERVAL; m <= members && !full_at; m += INTERVAL) {
+		struct op o = loop_member(m, n);
+
+		if (o.slot == 0 && ++loads == 123)
+			full_at = m;
+	}
+	check("full_pmbsr", rd(PMBSR_EL1), S_BIT | 1);
+	check("full_pmbptr", rd(PMBPTR_EL1), BUF + 123 * 33);
+	check("full_records", parse(BUF, rd(PMBPTR_EL1)), 123);
+	check("full_last_record_pc", recs[122].pc, (uint64_t)spe_loop_body);
+	check("full_last_record_va", recs[122].va,
+	      SRC + 8 * ((full_at - 2) / 7));
+	/* Profiling stopped at the sample that filled the buffer */
+	check("full_pop_stops", pmu_read(0), full_at);
+	check("full_feed_stops", pmu_read(1), full_at / INTERVAL);
+	check("full_filtrate", pmu_read(2), 123);
+	check("full_pmsicr_frozen", rd(PMSICR_EL1), INTERVAL);
+	check("full_irq_pending", *GICR_ISPENDR0 >> SPE_PPI & 1, 1);
+	wr(0, PMBSR_EL1);
+	check("full_irq_cleared", *GICR_ISPENDR0 >> SPE_PPI & 1, 0);
+	wr(0, PMBLIMITR_EL1);
+}
+
+/* Collisions: a sample selected while the previous one is in flight */
+static void collision_tests(void)
+{
+	/* Third nop sampled at member 3, in flight until member 6 */
+	spe_reset();
+	wr(3, PMSICR_EL1);
+	pmu_start();
+	spe_collide(E2SPE, 1);		/* next one at member 5: collides */
+	write_sysreg(~0UL, pmcntenclr_el0);
+	check("coll_pmbsr", rd(PMBSR_EL1), COLL_BIT);
+	check("coll_records", parse(BUF, rd(PMBPTR_EL1)), 1);
+	check("coll_record_pc", recs[0].pc, (uint64_t)spe_collide_sampled);
+	check("coll_pop", pmu_read(0), 9);
+	check("coll_feed", pmu_read(1), 1);
+	check("coll_collision", pmu_read(3), 1);
+
+	spe_reset();
+	wr(3, PMSICR_EL1);
+	pmu_start();
+	spe_collide(E2SPE, 2);		/* at member 6: the first is done */
+	write_sysreg(~0UL, pmcntenclr_el0);
+	check("nocoll_pmbsr", rd(PMBSR_EL1), 0);
+	check("nocoll_records", parse(BUF, rd(PMBPTR_EL1)), 2);
+	check("nocoll_second_pc", recs[1].pc,
+	      (uint64_t)spe_collide_sampled + 12);
+	check("nocoll_collision", pmu_read(3), 0);
+}
+
+/* Timestamp, context and physical address packets */
+static void packet_tests(void)
+{
+	uint64_t t0, t1;
+	int n, i, ok = 1;
+
+	spe_reset();
+	write_sysreg(0x5a5a, s3_4_c13_c0_1);	/* CONTEXTIDR_EL2 */
+	t0 = read_sysreg(cntpct_el0);
+	spe_loop(300, SRC, DST, E2SPE | CX | PA | TS | PCT);
+	t1 = read_sysreg(cntpct_el0);
+	n = parse(BUF, rd(PMBPTR_EL1));
+	check("ts_records", n, 2102 / INTERVAL);
+	for (i = 0; i < n; i++) {
+		if (!recs[i].has_ts || recs[i].ts < t0 || recs[i].ts > t1 ||
+		    (i && recs[i].ts < recs[i - 1].ts) ||
+		    recs[i].ctx != ((1UL << 32) | 0x5a5a))
+			ok = 0;
+	}
+	check("ts_ctx_in_every_record", ok, 1);
+	/* Sample 4 is a load (member 1024: iteration 146); MMU off: PA = VA */
+	check("pa_load_va", recs[3].va, SRC + 8 * 146);
+	check("pa_load_pa", recs[3].pa, (1UL << 63) | (SRC + 8 * 146));
+	check("pa_only_for_data", recs[0].has_pa, 0);
+}
+
+/* Profiling prohibited or off: E2PB = 0b11 gives the buffer to EL1 */
+static void prohibited_tests(void)
+{
+	uint64_t mdcr = read_sysreg(mdcr_el2);
+
+	spe_reset();
+	pmu_start();
+	write_sysreg(mdcr | (3UL << 12), mdcr_el2);
+	spe_loop(1000, SRC, DST, E2SPE);
+	write_sysreg(mdcr, mdcr_el2);
+	write_sysreg(~0UL, pmcntenclr_el0);
+	check("el1_owner_prohibits_el2", rd(PMBPTR_EL1), BUF);
+	check("el1_owner_pop", pmu_read(0), 0);
+
+	spe_reset();
+	pmu_start();
+	spe_loop(1000, SRC, DST, 0);
+	write_sysreg(~0UL, pmcntenclr_el0);
+	check("e2spe_off", rd(PMBPTR_EL1), BUF);
+	check("e2spe_off_pop", pmu_read(0), 0);
+}
+
+/*
+ * The buffer is written through EL2's stage 1: with the MMU on, VA
+ * 0x80000000 maps RAM at 0x40000000 and 0xc0000000 is unmapped.
+ */
+static void mmu_on(void)
+{
+	uint64_t *l1 = (uint64_t *)PT;
+	int i;
+
+	for (i = 0; i < 512; i++)
+		l1[i] = 0;
+	l1[0] = 0x00000000UL | 0x401 | (0 << 2);	/* devices */
+	l1[1] = 0x40000000UL | 0x701 | (1 << 2);	/* RAM */
+	l1[2] = 0x40000000UL | 0x701 | (1 << 2);	/* RAM, alias */
+	asm volatile("dsb sy");
+	write_sysreg(0xff00, mair_el2);
+	/* T0SZ 25 (start at level 1), WBWA, inner shareable, 4K, 40-bit PA */
+	write_sysreg(25 | (1 << 8) | (1 << 10) | (3 << 12) | (2UL << 16) |
+		     (1UL << 23) | (1UL << 31), tcr_el2);
+	write_sysreg(PT, ttbr0_el2);
+	asm volatile("tlbi alle2; dsb sy; isb");
+	write_sysreg(read_sysreg(sctlr_el2) | 1 | (1 << 2) | (1 << 12),
+		     sctlr_el2);
+}
+
+static void translation_tests(void)
+{
+	uint64_t alias = BUF - 0x40000000UL + 0x80000000UL;
+
+	mmu_on();
+	spe_reset();
+	wr(alias, PMBPTR_EL1);
+	wr((alias + BUF_SIZE) | LIM_E, PMBLIMITR_EL1);
+	spe_loop(1000, SRC, DST, E2SPE);
+	check("stage1_pmbptr_is_va", rd(PMBPTR_EL1) - alias > 0, 1);
+	check("stage1_records_at_pa", parse(BUF, BUF + rd(PMBPTR_EL1) - alias),
+	      27);
+	check("stage1_pmbsr", rd(PMBSR_EL1), 0);
+
+	spe_reset();
+	wr(0xc0000000UL, PMBPTR_EL1);
+	wr((0xc0000000UL + BUF_SIZE) | LIM_E, PMBLIMITR_EL1);
+	pmu_start();
+	spe_loop(1000, SRC, DST, E2SPE);
+	write_sysreg(~0UL, pmcntenclr_el0);
+	/* S, EC 0x24 (stage 1 data abort), FSC 0x05 (translation, level 1) */
+	check("fault_pmbsr", rd(PMBSR_EL1), (0x24UL << 26) | S_BIT | 0x05);
+	check("fault_pmbptr", rd(PMBPTR_EL1), 0xc0000000UL);
+	check("fault_stops_profiling", pmu_read(0), INTERVAL);
+	check("fault_irq_pending", *GICR_ISPENDR0 >> SPE_PPI & 1, 1);
+	wr(0, PMBSR_EL1);
+	wr(0, PMBLIMITR_EL1);
+}
+
+void main(void);
+
+void main(void)
+{
+	uint64_t pmsver;
+
+	test_n = 0;	/* no C runtime clears .bss */
+	*UART_CR = UART_CR_ON;
+	puts_("TAP version 13\n");
+	identification(&pmsver);
+	if (!pmsver) {
+		check("no_spe_pmsver", pmsver, 0);
+		check("pmceid0_no_sample_events",
+		      (read_sysreg(pmceid0_el0) >> 32) & 0xf, 0);
+		puts_("1..");
+		putu(test_n);
+		putc_('\n');
+		return;
+	}
+	check("pmsver_v1p2", pmsver, 3);
+	id_tests();
+	sampling_tests();
+	discard_tests();
+	buffer_full_tests();
+	collision_tests();
+	packet_tests();
+	prohibited_tests();
+	translation_tests();
+	if (0)
+		skip("", "");
+
+	puts_("1..");
+	putu(test_n);
+	putc_('\n');
+}
