@@ -29,9 +29,6 @@ BACKPORTS_LIST=/etc/apt/sources.list.d/bookworm-backports.list
 
 missing() {
 	local p
-	# armhf: harness/arm32/initramfs.sh fetches busybox-static:armhf,
-	# which cannot be installed beside the arm64 one
-	dpkg --print-foreign-architectures | grep -qx armhf || echo armhf-architecture
 	for p in "${PACKAGES[@]}" "${BACKPORTS[@]}"; do
 		dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 			echo "$p"
@@ -44,13 +41,19 @@ fi
 
 [ "$(id -u)" = 0 ] || { echo "deps: run as root (apt-get install)" >&2; exit 1; }
 dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
-dpkg --print-foreign-architectures | grep -qx armhf || dpkg --add-architecture armhf
 if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
 	echo "[deps] enabling bookworm-backports in $BACKPORTS_LIST" >&2
 	echo 'deb http://deb.debian.org/debian bookworm-backports main' > "$BACKPORTS_LIST"
 fi
 echo "[deps] apt-get update" >&2
-apt-get update -q >&2
+# A mirror caught mid-sync serves an index of the wrong size for a while:
+# try again rather than fail the whole run on it.
+for try in 1 2 3 4; do
+	apt-get update -q >&2 && break
+	[ "$try" = 4 ] && exit 1
+	echo "[deps] apt-get update failed (try $try); again in $((try * 30))s" >&2
+	sleep $((try * 30))
+done
 echo "[deps] installing: ${PACKAGES[*]}" >&2
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${PACKAGES[@]}" >&2
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \

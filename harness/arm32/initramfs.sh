@@ -5,23 +5,36 @@
 # plans they run. Prints its path.
 #
 # busybox-static:armhf cannot be installed beside the arm64 one (both own
-# /bin/busybox), so its package is fetched with apt-get download (armhf
-# is a foreign architecture since make deps) and unpacked into $CACHE.
+# /bin/busybox), so its package is downloaded and unpacked into $CACHE,
+# through a private apt configuration: armhf only, bookworm's main suite,
+# its own lists. The system's apt is not made armhf multi-arch, so an armhf
+# index caught mid-sync on some other suite cannot fail make deps.
 
 . "$(dirname "$0")/../lib.sh"
 
 ARM32=$HARNESS/arm32
 CC32=arm-linux-gnueabihf-gcc
 
+APT=$CACHE/arm32/apt
+papt() {
+	apt-get -o Dir::Etc::SourceList="$APT/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$APT/lists" \
+		-o Dir::State::status="$APT/status" -o Dir::Cache="$APT/cache" \
+		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
+		-o APT::Architecture=armhf -o APT::Architectures=armhf \
+		-o APT::Sandbox::User=root "$@"
+}
+
 # busybox_armhf: the path of the armhf busybox, fetched once
 busybox_armhf() {
-	local dir=$CACHE/arm32/busybox deb
+	local dir=$CACHE/arm32/busybox deb key=/usr/share/keyrings/debian-archive-keyring.gpg
 	if [ ! -x "$dir/bin/busybox" ]; then
-		dpkg --print-foreign-architectures | grep -qx armhf ||
-			die "armhf is not a dpkg architecture: run 'make deps'"
-		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" "$APT/lists/partial" "$APT/cache/archives/partial"
+		echo "deb [signed-by=$key] http://deb.debian.org/debian bookworm main" > "$APT/sources.list"
+		: > "$APT/status"
 		msg "fetching busybox-static:armhf"
-		(cd "$dir.tmp" && apt-get download -q -o APT::Sandbox::User=root busybox-static:armhf >&2) ||
+		papt update -q >&2 || die "apt-get update of $APT/sources.list failed"
+		(cd "$dir.tmp" && papt download -q busybox-static >&2) ||
 			die "apt-get download busybox-static:armhf failed"
 		deb=$(ls "$dir.tmp"/busybox-static_*_armhf.deb)
 		dpkg-deb -x "$deb" "$dir.tmp"
