@@ -11,7 +11,8 @@
  */
 #include <stdint.h>
 
-#define UART_DR		((volatile uint32_t *)0x09000000)
+#include "bare-tap.h"
+
 #define EXPECT		((volatile uint32_t *)0x47ffe000)
 
 #define read_sysreg(r) ({ uint64_t __v; asm volatile("mrs %0, " #r : "=r"(__v)); __v; })
@@ -86,7 +87,6 @@ extern void run_lower(void *entry, uint64_t spsr);
 
 #define A(x)	((uint64_t)(x))
 
-static int test_n;
 
 /* GCC may call these for structure copies, even freestanding */
 void *memcpy(void *d, const void *s, unsigned long n);
@@ -98,75 +98,6 @@ void *memcpy(void *d, const void *s, unsigned long n)
 	while (n--)
 		*dp++ = *sp++;
 	return d;
-}
-
-void *memset(void *d, int c, unsigned long n);
-void *memset(void *d, int c, unsigned long n)
-{
-	char *dp = d;
-
-	while (n--)
-		*dp++ = c;
-	return d;
-}
-
-static void putc_(char c)
-{
-	*UART_DR = c;
-}
-
-static void puts_(const char *s)
-{
-	while (*s)
-		putc_(*s++);
-}
-
-static void putx(uint64_t v)
-{
-	int i;
-
-	puts_("0x");
-	for (i = 60; i >= 0; i -= 4)
-		putc_("0123456789abcdef"[(v >> i) & 0xf]);
-}
-
-static void putu(uint64_t v)
-{
-	char buf[21];
-	int i = 0;
-
-	do {
-		buf[i++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	while (i)
-		putc_(buf[--i]);
-}
-
-static void ok(const char *name, int pass)
-{
-	test_n++;
-	if (!pass)
-		puts_("not ");
-	puts_("ok ");
-	putu(test_n);
-	putc_(' ');
-	puts_(name);
-	putc_('\n');
-}
-
-static void check(const char *name, uint64_t got, uint64_t want)
-{
-	if (got != want) {
-		puts_("# ");
-		puts_(name);
-		puts_(": got ");
-		putx(got);
-		puts_(", want ");
-		putx(want);
-		putc_('\n');
-	}
-	ok(name, got == want);
 }
 
 /* "prefix_suffix" names without a C library */
@@ -714,6 +645,7 @@ int main(void)
 {
 	int expect = *EXPECT;
 
+	tap_start();
 	seq_init();
 	puts_("# brbe-bare: expecting NUMREC ");
 	putu(expect);

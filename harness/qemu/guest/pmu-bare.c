@@ -10,9 +10,8 @@
  */
 #include <stdint.h>
 
-#define UART_DR		((volatile uint32_t *)0x09000000)
-#define UART_CR		((volatile uint32_t *)0x09000030)
-#define UART_CR_ON	0x301	/* UARTEN | TXE | RXE */
+#include "bare-tap.h"
+
 #define PSCI_SYSTEM_OFF	0x84000008
 
 #define SW_INCR		0x00
@@ -33,62 +32,6 @@
 #define read_sysreg(r) ({ uint64_t __v; asm volatile("mrs %0, " #r : "=r"(__v)); __v; })
 #define write_sysreg(v, r) asm volatile("msr " #r ", %0; isb" : : "r"((uint64_t)(v)))
 
-static int test_n;
-
-static void putc_(char c)
-{
-	*UART_DR = c;
-}
-
-static void puts_(const char *s)
-{
-	while (*s)
-		putc_(*s++);
-}
-
-static void putu(uint64_t v)
-{
-	char buf[21];
-	int i = 0;
-
-	do {
-		buf[i++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	while (i)
-		putc_(buf[--i]);
-}
-
-static void check(const char *name, uint64_t got, uint64_t want)
-{
-	test_n++;
-	if (got != want) {
-		puts_("# ");
-		puts_(name);
-		puts_(": got ");
-		putu(got);
-		puts_(", want ");
-		putu(want);
-		putc_('\n');
-		puts_("not ");
-	}
-	puts_("ok ");
-	putu(test_n);
-	putc_(' ');
-	puts_(name);
-	putc_('\n');
-}
-
-static void skip(const char *name, const char *why)
-{
-	puts_("ok ");
-	putu(++test_n);
-	putc_(' ');
-	puts_(name);
-	puts_(" # SKIP ");
-	puts_(why);
-	putc_('\n');
-}
 
 /* Event counter n, through PMSELR_EL0 */
 static void evtyper(int n, uint64_t v)
@@ -383,8 +326,7 @@ void main(void)
 	uint64_t pmceid1 = read_sysreg(pmceid1_el0);
 	int ncntr = (read_sysreg(pmcr_el0) >> 11) & 0x1f;
 
-	test_n = 0;	/* no C runtime clears .bss */
-	*UART_CR = UART_CR_ON;
+	tap_start();
 
 	puts_("TAP version 13\n# pmu-bare: PMUVer ");
 	putu(pmuver);

@@ -13,9 +13,8 @@
  */
 #include <stdint.h>
 
-#define UART_DR		((volatile uint32_t *)0x09000000)
-#define UART_CR		((volatile uint32_t *)0x09000030)
-#define UART_CR_ON	0x301
+#include "bare-tap.h"
+
 /* GICv3 redistributor of CPU 0, SGI/PPI frame: GICR_ISPENDR0 */
 #define GICR_ISPENDR0	((volatile uint32_t *)(0x080a0000 + 0x10000 + 0x200))
 #define SPE_PPI		21
@@ -92,85 +91,7 @@ extern void spe_loop(uint64_t n, uint64_t src, uint64_t dst, uint64_t pmscr);
 extern void spe_collide(uint64_t pmscr, uint64_t count);
 extern char spe_loop_body[], spe_collide_sampled[];
 
-static int test_n;
 
-/* What the compiler calls to clear a struct: no C library here */
-void *memset(void *s, int c, unsigned long n);
-
-void *memset(void *s, int c, unsigned long n)
-{
-	volatile unsigned char *p = s;
-
-	while (n--)
-		*p++ = c;
-	return s;
-}
-
-static void putc_(char c)
-{
-	*UART_DR = c;
-}
-
-static void puts_(const char *s)
-{
-	while (*s)
-		putc_(*s++);
-}
-
-static void putu(uint64_t v)
-{
-	char buf[21];
-	int i = 0;
-
-	do {
-		buf[i++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	while (i)
-		putc_(buf[--i]);
-}
-
-static void putx(uint64_t v)
-{
-	int i;
-
-	puts_("0x");
-	for (i = 60; i > 0 && !(v >> i); i -= 4)
-		;
-	for (; i >= 0; i -= 4)
-		putc_("0123456789abcdef"[(v >> i) & 15]);
-}
-
-static void check(const char *name, uint64_t got, uint64_t want)
-{
-	test_n++;
-	if (got != want) {
-		puts_("# ");
-		puts_(name);
-		puts_(": got ");
-		putx(got);
-		puts_(", want ");
-		putx(want);
-		putc_('\n');
-		puts_("not ");
-	}
-	puts_("ok ");
-	putu(test_n);
-	putc_(' ');
-	puts_(name);
-	putc_('\n');
-}
-
-static void skip(const char *name, const char *why)
-{
-	puts_("ok ");
-	putu(++test_n);
-	putc_(' ');
-	puts_(name);
-	puts_(" # SKIP ");
-	puts_(why);
-	putc_('\n');
-}
 
 static void memset8(uint64_t addr, uint8_t v, uint64_t len)
 {
@@ -802,8 +723,7 @@ void main(void)
 {
 	uint64_t pmsver;
 
-	test_n = 0;	/* no C runtime clears .bss */
-	*UART_CR = UART_CR_ON;
+	tap_start();
 	puts_("TAP version 13\n");
 	identification(&pmsver);
 	if (!pmsver) {
