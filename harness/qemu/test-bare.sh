@@ -32,7 +32,8 @@ SPE_CPUS=${SPE_CPUS:-max cortex-a57 max,spe=off}
 build_elf() {
 	local elf
 	elf=$CACHE/qemu-bare/$(hash_inputs "$QDIR/guest/$1.c" \
-		"$QDIR/guest/$1-start.S" "$QDIR/guest/bare-tap.h" "$0")/$1.elf
+		"$QDIR/guest/$1-start.S" "$QDIR/guest/bare-tap.h" \
+		"$QDIR/guest/bare-entry.h" "$0")/$1.elf
 	if [ ! -f "$elf" ]; then
 		mkdir -p "$(dirname "$elf")"
 		"${CROSS_COMPILE}gcc" -O2 -Wall -Werror -ffreestanding -fno-pie -no-pie \

@@ -6,6 +6,8 @@
  * Every branch that brbe-bare.c expects in the buffer has a label, s_*
  * for its source and t_* for its target.
  */
+#include "bare-entry.h"
+
 	.section .text.start, "ax"
 	.global _start
 _start:
@@ -18,14 +20,7 @@ _start:
 	ldr	x0, =el1_stack_top
 	msr	sp_el1, x0
 	isb
-	bl	main
-	/* PSCI SYSTEM_OFF: SMC is the virt board's conduit when it has EL2 */
-	ldr	x0, =0x84000008
-	smc	#0
-	ldr	x0, =0x84000008
-	hvc	#0
-1:	wfi
-	b	1b
+	call_main_then_power_off
 
 	.text
 /*

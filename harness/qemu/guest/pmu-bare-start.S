@@ -4,6 +4,8 @@
  * enables the counters in x1, runs, and disables them again, so what the
  * counters see between the two writes is known to the instruction.
  */
+#include "bare-entry.h"
+
 	.section .text.start, "ax"
 	.global _start
 _start:
@@ -12,14 +14,7 @@ _start:
 	adr	x0, vectors
 	msr	vbar_el2, x0
 	isb
-	bl	main
-	/* PSCI SYSTEM_OFF: SMC is the virt board's conduit when it has EL2 */
-	ldr	x0, =0x84000008
-	smc	#0
-	ldr	x0, =0x84000008
-	hvc	#0
-1:	wfi
-	b	1b
+	call_main_then_power_off
 
 	.text
 /* branch_loop(n, counters): n b.ne, the last one not taken */

@@ -5,6 +5,8 @@
  * the end, so the members of the sample population are known to the
  * instruction: the first one is the instruction after the enabling MSR.
  */
+#include "bare-entry.h"
+
 	.section .text.start, "ax"
 	.global _start
 _start:
@@ -13,14 +15,7 @@ _start:
 	adr	x0, vectors
 	msr	vbar_el2, x0
 	isb
-	bl	main
-	/* PSCI SYSTEM_OFF: SMC is the virt board's conduit when it has EL2 */
-	ldr	x0, =0x84000008
-	smc	#0
-	ldr	x0, =0x84000008
-	hvc	#0
-1:	wfi
-	b	1b
+	call_main_then_power_off
 
 	.text
 /*
