@@ -20,4 +20,32 @@
 	b	1b
 .endm
 
+/*
+ * EL2 vectors (vectors, for VBAR_EL2): an HVC returns to the next
+ * instruction; anything else (an SMC with no EL3 is UNDEFINED) skips the
+ * instruction that caused it. Then a 16 KiB stack (stack_top) in .bss.
+ */
+.macro	el2_vectors_and_stack
+	.balign 2048
+vectors:
+	.rept	16
+	.balign	128
+	b	sync
+	.endr
+sync:
+	mrs	x9, esr_el2
+	lsr	x9, x9, #26
+	cmp	x9, #0x16
+	b.eq	1f
+	mrs	x9, elr_el2
+	add	x9, x9, #4
+	msr	elr_el2, x9
+1:	eret
+
+	.bss
+	.balign	16
+	.space	16384
+stack_top:
+.endm
+
 #endif /* BARE_ENTRY_H */

@@ -94,27 +94,4 @@ insn_loop:
 	sync_window sync_cntenclr_eret, pmcntenclr_el0, eret
 	sync_window sync_cntenclr_hvc, pmcntenclr_el0, "hvc #0"
 
-/*
- * EL2 vectors: an HVC returns to the next instruction; anything else
- * (an SMC with no EL3 is UNDEFINED) skips the instruction that caused it.
- */
-	.balign 2048
-vectors:
-	.rept	16
-	.balign	128
-	b	sync
-	.endr
-sync:
-	mrs	x9, esr_el2
-	lsr	x9, x9, #26
-	cmp	x9, #0x16
-	b.eq	1f
-	mrs	x9, elr_el2
-	add	x9, x9, #4
-	msr	elr_el2, x9
-1:	eret
-
-	.bss
-	.balign	16
-	.space	16384
-stack_top:
+	el2_vectors_and_stack
