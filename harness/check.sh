@@ -81,30 +81,28 @@ start_arm32_build() {
 	ARM32_BUILD=$!
 }
 
+# finish_build PID NAME: wait for a background build whose log is
+# build-NAME.log; on failure show its tail and count one failed test.
+finish_build() {
+	wait "$1" && return 0
+	tail -n 40 "$LOGS/build-$2.log"
+	echo "not ok 1 $2_kernel_builds" >> "$LOGS/build-$2.log"
+	tally "build-$2"
+	return 1
+}
+
 # finish_arm32_build: ARM32_IMAGE and ARM32_INITRD, or a failure counted
 finish_arm32_build() {
-	if wait "$ARM32_BUILD"; then
-		ARM32_IMAGE=$(grep '/zImage$' "$LOGS/build-arm32.log" | tail -n 1)
-		ARM32_INITRD=$(tail -n 1 "$LOGS/build-arm32.log")
-		return 0
-	fi
-	tail -n 40 "$LOGS/build-arm32.log"
-	echo "not ok 1 arm32_kernel_builds" >> "$LOGS/build-arm32.log"
-	tally build-arm32
-	return 1
+	finish_build "$ARM32_BUILD" arm32 || return 1
+	ARM32_IMAGE=$(grep '/zImage$' "$LOGS/build-arm32.log" | tail -n 1)
+	ARM32_INITRD=$(tail -n 1 "$LOGS/build-arm32.log")
 }
 
 # finish_debug_build: DEBUG_IMAGE, or a failure counted and the debug
 # boots left out.
 finish_debug_build() {
-	if wait "$DEBUG_BUILD"; then
-		DEBUG_IMAGE=$(tail -n 1 "$LOGS/build-debug.log")
-		return 0
-	fi
-	tail -n 40 "$LOGS/build-debug.log"
-	echo "not ok 1 debug_kernel_builds" >> "$LOGS/build-debug.log"
-	tally build-debug
-	return 1
+	finish_build "$DEBUG_BUILD" debug || return 1
+	DEBUG_IMAGE=$(tail -n 1 "$LOGS/build-debug.log")
 }
 
 # debug_report SUITE...: what the debug kernel ran (tests, fuzzer
