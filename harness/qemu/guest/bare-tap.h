@@ -68,15 +68,20 @@ static inline void putx(uint64_t v)
 		putc_("0123456789abcdef"[(v >> i) & 15]);
 }
 
-static inline void ok(const char *name, int pass)
+/* "ok N name" or "not ok N name", without the end of line */
+static inline void result(const char *name, int pass)
 {
-	test_n++;
 	if (!pass)
 		puts_("not ");
 	puts_("ok ");
-	putu(test_n);
+	putu(++test_n);
 	putc_(' ');
 	puts_(name);
+}
+
+static inline void ok(const char *name, int pass)
+{
+	result(name, pass);
 	putc_('\n');
 }
 
@@ -100,10 +105,7 @@ static inline void check(const char *name, uint64_t got, uint64_t want)
 
 static inline void skip(const char *name, const char *why)
 {
-	puts_("ok ");
-	putu(++test_n);
-	putc_(' ');
-	puts_(name);
+	result(name, 1);
 	puts_(" # SKIP ");
 	puts_(why);
 	putc_('\n');
