@@ -6,6 +6,9 @@
 . "$(dirname "$0")/lib.sh"
 
 BUSYBOX=/bin/busybox
+# bash for the base tree's perf shell tests (bash-static:arm64)
+BASH_STATIC=/bin/bash-static
+PERF_SHELL_TESTS=$("$HARNESS/base.sh" | tail -n 1)/tools/perf/tests/shell
 PERF_BIN=${PERF_BIN:-$("$HARNESS/perf.sh" | tail -n 1)}
 TESTS_DIR=${TESTS_DIR:-$("$HARNESS/tests.sh" | tail -n 1)}
 KVM_TESTS_DIR=${KVM_TESTS_DIR:-$("$HARNESS/kvm-tests.sh" | tail -n 1)}
@@ -17,8 +20,9 @@ is_arm64_elf() {
 
 is_arm64_elf "$BUSYBOX" || die "$BUSYBOX is not arm64: run 'make deps' (busybox-static:arm64)"
 is_arm64_elf "$PERF_BIN" || die "$PERF_BIN is not an arm64 perf"
+is_arm64_elf "$BASH_STATIC" || die "$BASH_STATIC is not arm64: run 'make deps' (bash-static:arm64)"
 
-OUT=$CACHE/initramfs/$(hash_inputs "$BUSYBOX" "$PERF_BIN" "$TESTS_DIR" "$KVM_TESTS_DIR" \
+OUT=$CACHE/initramfs/$(hash_inputs "$BUSYBOX" "$BASH_STATIC" "$PERF_BIN" "$TESTS_DIR" "$KVM_TESTS_DIR" \
 	"$HARNESS/plans" "$HARNESS/guest" "$HARNESS/qemu/guest" "$0").cpio
 if [ ! -f "$OUT" ]; then
 	root=$(mktemp -d)
@@ -27,6 +31,11 @@ if [ ! -f "$OUT" ]; then
 	install -m 755 "$BUSYBOX" "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
 	install -m 755 "$PERF_BIN" "$root/usr/bin/perf"
+	install -m 755 "$BASH_STATIC" "$root/bin/bash"
+	# The base tree's perf shell tests that plans run as they are
+	mkdir -p "$root/perftests/shell/lib"
+	install -m 755 "$PERF_SHELL_TESTS/test_brstack.sh" "$root/perftests/shell/"
+	install -m 644 "$PERF_SHELL_TESTS/lib/perf_has_symbol.sh" "$root/perftests/shell/lib/"
 	install -m 755 "$HARNESS/guest/init" "$root/init"
 	"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/known-loop" \
 		"$HARNESS/guest/loop.S"
