@@ -87,7 +87,7 @@ struct brbe_hw_filter {
 static const struct brbe_hw_filter brbe_hw_filters[] = {
 	{ PERF_SAMPLE_BRANCH_ANY, BRBE_FCR_TYPES,
 	  BRBCR_ELx_EXCEPTION | BRBCR_ELx_ERTN },
-	/* exceptions are calls into the kernel, exception returns returns */
+	/* exceptions count as calls, exception returns as returns */
 	{ PERF_SAMPLE_BRANCH_ANY_CALL, BRBFCR_EL1_DIRCALL | BRBFCR_EL1_INDCALL,
 	  BRBCR_ELx_EXCEPTION },
 	{ PERF_SAMPLE_BRANCH_ANY_RETURN, BRBFCR_EL1_RTN, BRBCR_ELx_ERTN },

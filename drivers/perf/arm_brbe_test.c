@@ -180,10 +180,10 @@ static void brbe_test_decode_every_type(struct kunit *test)
 			if (test_types[i].enc == enc)
 				want = &test_types[i];
 		KUNIT_ASSERT_TRUE(test, brbe_decode(inf, USER_A, USER_B, false, &rec));
-		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)rec.entry.type, want ? want->type : PERF_BR_UNKNOWN,
-				    "type 0x%x", enc);
-		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)rec.entry.new_type, want ? want->new_type : 0,
-				    "type 0x%x", enc);
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)rec.entry.type,
+				    want ? want->type : PERF_BR_UNKNOWN, "type 0x%x", enc);
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)rec.entry.new_type,
+				    want ? want->new_type : 0, "type 0x%x", enc);
 		KUNIT_EXPECT_EQ_MSG(test, rec.sel, want ? want->sel : 0, "type 0x%x", enc);
 		named += want != NULL;
 	}
@@ -231,7 +231,8 @@ static void brbe_test_decode_el(struct kunit *test)
 		KUNIT_ASSERT_TRUE(test, brbe_decode(INF(DIRECT_UNCOND, cases[i].el, FULL),
 						    USER_A, USER_B, cases[i].kernel_at_el2,
 						    &rec));
-		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)rec.entry.priv, cases[i].priv, "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)rec.entry.priv, cases[i].priv,
+				    "case %d", i);
 	}
 }
 
@@ -263,7 +264,8 @@ static void brbe_test_decode_cycles(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		KUNIT_ASSERT_TRUE(test, brbe_decode(cases[i].inf, USER_A, USER_B, false, &rec));
-		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)rec.entry.cycles, cases[i].cycles, "case %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)rec.entry.cycles, cases[i].cycles,
+				    "case %d", i);
 	}
 }
 
@@ -301,7 +303,8 @@ static void test_snapshot(struct kunit *test, struct brbe_record *snap)
 		u64 src, tgt;
 	} raw[SNAP_NR] = {
 		[SNAP_USER_COND] = { INF(DIRECT_COND, 0, FULL) | test_cc(0, 7), USER_A, USER_B },
-		[SNAP_USER_CALL] = { INF(DIRECT_LINK, 0, FULL) | BRBINFx_EL1_MPRED, USER_B, USER_A },
+		[SNAP_USER_CALL] = { INF(DIRECT_LINK, 0, FULL) | BRBINFx_EL1_MPRED,
+				     USER_B, USER_A },
 		[SNAP_SVC] = { INF(CALL, 1, FULL), USER_A, KERN_A },
 		[SNAP_KERN_CALL] = { INF(DIRECT_LINK, 1, FULL), KERN_A, KERN_B },
 		[SNAP_KERN_RET] = { INF(RET, 1, FULL), KERN_B, KERN_A },

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 
 #include "pmu_lib.h"
+#include "brbe_seq.h"
 
 /* The libc headers may predate the 6.8 ABI's branch counters */
 #ifndef PERF_SAMPLE_BRANCH_COUNTERS
@@ -36,72 +37,6 @@
 #define MAX_RECORDS	64
 #define MAX_SAMPLES	128
 
-/*
- * Two copies of the sequence (brbe_seq for one task, brbe_seq2 for the
- * other) so that each task's branches have addresses of their own.
- */
-#define SEQ_ASM(n)							\
-	"	.text\n"						\
-	"	.p2align 6\n"						\
-	"	.global brbe_seq" n "\n"				\
-	"	.type brbe_seq" n ", %function\n"			\
-	"brbe_seq" n ":\n"						\
-	"	mov	x9, x30\n"					\
-	"	adr	x10, seq" n "_ind_target\n"			\
-	"	adr	x11, seq" n "_fn_b\n"				\
-	"	.global seq" n "_b\n"					\
-	"seq" n "_b:\n"							\
-	"	b	seq" n "_bl\n"					\
-	"	.global seq" n "_bl\n"					\
-	"seq" n "_bl:\n"						\
-	"	nop\n"							\
-	"	.global seq" n "_bl_at\n"				\
-	"seq" n "_bl_at:\n"						\
-	"	bl	seq" n "_fn_a\n"				\
-	"	.global seq" n "_after_bl\n"				\
-	"seq" n "_after_bl:\n"						\
-	"	nop\n nop\n nop\n"					\
-	"	.global seq" n "_blr_at\n"				\
-	"seq" n "_blr_at:\n"						\
-	"	blr	x11\n"						\
-	"	.global seq" n "_after_blr\n"				\
-	"seq" n "_after_blr:\n"						\
-	"	nop\n nop\n nop\n nop\n nop\n"				\
-	"	.global seq" n "_br_at\n"				\
-	"seq" n "_br_at:\n"						\
-	"	br	x10\n"						\
-	"	.global seq" n "_ind_target\n"				\
-	"seq" n "_ind_target:\n"					\
-	"	nop\n nop\n nop\n nop\n nop\n"				\
-	"	sub	x0, x0, #1\n"					\
-	"	.global seq" n "_cond_at\n"				\
-	"seq" n "_cond_at:\n"						\
-	"	cbnz	x0, seq" n "_b\n"				\
-	"	mov	x30, x9\n"					\
-	"	ret\n"							\
-	"	.global seq" n "_fn_a\n"				\
-	"seq" n "_fn_a:\n"						\
-	"	nop\n nop\n"						\
-	"	.global seq" n "_ret_a\n"				\
-	"seq" n "_ret_a:\n"						\
-	"	ret\n"							\
-	"	.global seq" n "_fn_b\n"				\
-	"seq" n "_fn_b:\n"						\
-	"	nop\n nop\n nop\n nop\n"				\
-	"	.global seq" n "_ret_b\n"				\
-	"seq" n "_ret_b:\n"						\
-	"	ret\n"							\
-	"	.global brbe_seq" n "_end\n"				\
-	"brbe_seq" n "_end:\n"
-
-asm(SEQ_ASM("") SEQ_ASM("2"));
-
-void brbe_seq(unsigned long iters);
-void brbe_seq2(unsigned long iters);
-extern const char brbe_seq_end[], brbe_seq2_end[];
-extern const char seq_b[], seq_bl[], seq_bl_at[], seq_after_bl[], seq_blr_at[];
-extern const char seq_after_blr[], seq_br_at[], seq_ind_target[], seq_cond_at[];
-extern const char seq_fn_a[], seq_ret_a[], seq_fn_b[], seq_ret_b[];
 
 /* perf_branch_entry's flags word: bit fields as the uapi lays them out */
 #define BR_MISPRED(f)	((f) & 1)
@@ -288,6 +223,16 @@ static int seq_prev(int i, uint64_t bst)
 
 static unsigned int numrec;
 
+static void report_record(const char *name, unsigned int i, unsigned int j,
+			  const struct perf_branch_entry *br, const char *why)
+{
+	uint64_t f = ((const uint64_t *)br)[2];
+
+	ksft_print_msg("%s: sample %u record %u: 0x%llx -> 0x%llx type %u priv %u cycles %u: %s\n",
+		       name, i, j, br->from, br->to, (unsigned int)BR_TYPE(f),
+		       (unsigned int)BR_PRIV(f), (unsigned int)BR_CYCLES(f), why);
+}
+
 /*
  * Every sample: numrec records, each a branch of the sequence the filter
  * selects with its type, user privilege and cycle count, in order.
@@ -313,12 +258,9 @@ static bool check_seq_samples(const char *name, uint64_t bst, const struct run *
 			    BR_TYPE(f) != seq[k].type || BR_PRIV(f) != PERF_BR_PRIV_USER ||
 			    (!(bst & PERF_SAMPLE_BRANCH_ANY) && !(seq[k].sel & bst))) {
 				if (bad++ < 4)
-					ksft_print_msg("%s: sample %u record %u: 0x%llx -> 0x%llx type %u priv %u (%s)\n",
-						       name, i, j, br->from, br->to,
-						       (unsigned int)BR_TYPE(f),
-						       (unsigned int)BR_PRIV(f),
-						       k < 0 ? "not in the sequence" :
-						       "out of order or wrong type");
+					report_record(name, i, j, br, k < 0 ?
+						      "not in the sequence" :
+						      "out of order or wrong type");
 				break;
 			}
 			if (bst & PERF_SAMPLE_BRANCH_ANY) {
@@ -326,10 +268,8 @@ static bool check_seq_samples(const char *name, uint64_t bst, const struct run *
 				if (BR_CYCLES(f) != seq[k].cycles &&
 				    (BR_CYCLES(f) < seq[k].cycles || longer++)) {
 					if (bad++ < 4)
-						ksft_print_msg("%s: sample %u record %u (%s): %u cycles, expected %u\n",
-							       name, i, j, seq[k].name,
-							       (unsigned int)BR_CYCLES(f),
-							       seq[k].cycles);
+						report_record(name, i, j, br,
+							      "wrong cycle count");
 				}
 			}
 			prev = k;
@@ -479,9 +419,9 @@ static void test_seed_case(void)
 	event_collect(&ei, &ins);
 	count_privs(&cyc, &cw, &cu, &ck);
 	count_privs(&ins, &iw, &iu, &ik);
-	ksft_print_msg("cycles:u: %u samples, %u with records, %u with user and %u with kernel addresses\n",
+	ksft_print_msg("cycles:u: %u samples, %u with records: %u user, %u kernel addrs\n",
 		       cyc.nr_samples, cw, cu, ck);
-	ksft_print_msg("instructions:k: %u samples, %u with records, %u with user and %u with kernel addresses\n",
+	ksft_print_msg("instructions:k: %u samples, %u with records: %u user, %u kernel addrs\n",
 		       ins.nr_samples, iw, iu, ik);
 	pmu_result(cyc.nr_samples >= 5 && cw == cyc.nr_samples && cu == cw && !ck &&
 		   ins.nr_samples >= 5 && iw * 2 >= ins.nr_samples && ik == iw && !iu,
