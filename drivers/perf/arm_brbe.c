@@ -18,12 +18,12 @@
 #include <linux/bitfield.h>
 #include <linux/bits.h>
 #include <linux/build_bug.h>
+#include <linux/cpufeature.h>
 #include <linux/minmax.h>
 #include <linux/percpu.h>
 #include <linux/perf/arm_pmu.h>
 #include <linux/perf_event.h>
 
-#include <asm/cpufeature.h>
 #include <asm/sysreg.h>
 #include <asm/virt.h>
 
