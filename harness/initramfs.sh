@@ -14,9 +14,10 @@ KVM_TESTS_DIR=${KVM_TESTS_DIR:-$("$HARNESS/kvm-tests.sh" | tail -n 1)}
 # beside the perf binary as perf test expects them, and bash to run them:
 # busybox's sh runs its own applets ahead of PATH, and its mktemp refuses
 # the tests' templates (guest/mktemp, first in PATH, takes them).
+# bash-static:arm64 is Debian's static bash.
 BASH_STATIC=/bin/bash-static
 PERF_SHELL_DIR=$("$HARNESS/base.sh" | tail -n 1)/tools/perf/tests/shell
-PERF_SHELL_TESTS=(test_arm_spe.sh test_arm_spe_fork.sh)
+PERF_SHELL_TESTS=(test_arm_spe.sh test_arm_spe_fork.sh test_brstack.sh lib/perf_has_symbol.sh)
 
 # An amd64 busybox would boot to a kernel panic ("init failed"): say why.
 is_arm64_elf() {
@@ -51,9 +52,10 @@ if [ ! -f "$OUT" ]; then
 	# Its symbols, for plans/spe.plan to check sampled PCs and data
 	# addresses against (busybox has no nm)
 	"${CROSS_COMPILE}nm" "$root/usr/bin/spe-loop" > "$root/usr/bin/spe-loop.nm"
-	mkdir -p "$root/usr/bin/tests/shell"
+	# Their modes as in the tree: perf test takes executable files for tests
 	for t in "${PERF_SHELL_TESTS[@]}"; do
-		install -m 755 "$PERF_SHELL_DIR/$t" "$root/usr/bin/tests/shell/"
+		install -D -m "$(stat -c %a "$PERF_SHELL_DIR/$t")" "$PERF_SHELL_DIR/$t" \
+			"$root/usr/bin/tests/shell/$t"
 	done
 	# Known exception and branch counts for the QEMU models
 	"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/svc-loop" \
