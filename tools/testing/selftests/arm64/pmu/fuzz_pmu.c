@@ -138,7 +138,14 @@ static long page_size;
  * For debug kernels, where a sample costs ~100k instructions: there an
  * event sampling every few instructions (period 3 of user BR_RETIRED on a
  * CPU, seed 3 iteration 446) leaves the sampled code a few instructions
- * per interrupt, and one iteration runs for minutes.
+ * per interrupt, and one iteration runs for minutes. An event that counts
+ * the kernel also counts the signal its overflow sends (sigtrap, or SIGIO
+ * to the owner of an O_ASYNC event): when delivering it costs more than
+ * the period, the event overflows again on the way back to userspace and
+ * the task never advances. Throttling cannot help, as that is one
+ * interrupt per signal. On the debug kernel, period 10000 of
+ * BR_RETIRED:uk sending SIGIO (seed 1 iteration 48) and period 100000 of a
+ * sigtrap instructions:uk event both hung: the debug boot uses -p 1000000.
  */
 static uint64_t min_period;
 static uint64_t max_sample_rate = MAX_SAMPLE_RATE;	/* the live value, printed */
