@@ -181,8 +181,11 @@ shell() {
 }
 
 # The firmware clears the screen with ANSI escapes that would otherwise
-# prefix the guest's first line (a TAP result, or harness-exit)
-STRIP_ESCAPES='s/\x1b\[[0-9;=?]*[A-Za-z]//g'
+# prefix the guest's first line (a TAP result, or harness-exit); the
+# console's carriage returns go too. One unbuffered sed: a filter that
+# buffers (tr) held back the last few KiB of a guest that then hung, and
+# QEMU's own messages landed in the log ahead of lines printed before them.
+CONSOLE_FILTER='s/\x1b\[[0-9;=?]*[A-Za-z]//g; s/\r//g'
 
 run() {
 	local tmp args rc
@@ -192,8 +195,8 @@ run() {
 	qemu_args "$tmp/initrd" "$tmp" > "$tmp/args"
 	mapfile -t args < "$tmp/args"
 	timeout --foreground "$TIMEOUT" "$QEMU" "${args[@]}" -display none \
-		-serial stdio -monitor none < /dev/null | tr -d '\r' |
-		sed -u "$STRIP_ESCAPES" | tee "$tmp/log" || true
+		-serial stdio -monitor none < /dev/null |
+		sed -u "$CONSOLE_FILTER" | tee "$tmp/log" || true
 	rc=$(sed -n 's/^harness-exit: \([0-9]*\)$/\1/p' "$tmp/log" | tail -n 1)
 	if [ -z "$rc" ]; then
 		msg "the guest stopped without reporting an exit status (crash or ${TIMEOUT}s timeout)"
