@@ -4833,6 +4833,20 @@ void kvm_calculate_traps(struct kvm_vcpu *vcpu)
 		kvm->arch.fgu[HFGxTR_GROUP] |= (HFGxTR_EL2_nPOR_EL1 |
 						HFGxTR_EL2_nPOR_EL0);
 
+	/*
+	 * A nVHE host's boot code opens the BRBE traps for its own driver,
+	 * and a guest runs with the host's fine-grained traps unless told
+	 * otherwise: keep the buffer, which holds the host's records, out
+	 * of the reach of a guest that has no BRBE.
+	 */
+	if (!kvm_has_feat(kvm, ID_AA64DFR0_EL1, BRBE, IMP)) {
+		kvm->arch.fgu[HDFGRTR_GROUP] |= (HDFGRTR_EL2_nBRBIDR	|
+						 HDFGRTR_EL2_nBRBCTL	|
+						 HDFGRTR_EL2_nBRBDATA);
+		kvm->arch.fgu[HFGITR_GROUP] |= (HFGITR_EL2_nBRBIALL	|
+						HFGITR_EL2_nBRBINJ);
+	}
+
 	if (!kvm_has_feat(kvm, ID_AA64PFR0_EL1, AMU, IMP))
 		kvm->arch.fgu[HAFGRTR_GROUP] |= ~(HAFGRTR_EL2_RES0 |
 						  HAFGRTR_EL2_RES1);

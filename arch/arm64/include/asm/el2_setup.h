@@ -152,6 +152,28 @@
 	msr	mdcr_el2, x2			// Configure debug traps
 .endm
 
+/* Branch to fail if this CPU has no BRBE, whose registers then UNDEF */
+.macro __brbe_present fail, tmp
+	mrs	\tmp, id_aa64dfr0_el1
+	ubfx	\tmp, \tmp, #ID_AA64DFR0_EL1_BRBE_SHIFT, #4
+	cbz	\tmp, \fail
+.endm
+
+/*
+ * Branch Record Buffer. With EL2 enabled, a record made at EL1 or at a
+ * guest's EL0 carries a cycle count and a misprediction flag only if
+ * BRBCR_EL2 allows them as well as BRBCR_EL1, so allow them here for a
+ * nVHE host. Nothing is recorded at EL2 (E2BRE, E0HBRE clear) until a
+ * VHE kernel's driver programs BRBCR_EL2 as its own BRBCR_EL1. MDCR_EL2
+ * has no BRBE control; MDCR_EL3.SBRBE is the firmware's.
+ */
+.macro __init_el2_brbe
+	__brbe_present .Lskip_brbe_\@, x1
+	mov	x0, #(BRBCR_ELx_CC | BRBCR_ELx_MPRED)
+	msr_s	SYS_BRBCR_EL2, x0
+.Lskip_brbe_\@:
+.endm
+
 /* LORegions */
 .macro __init_el2_lor
 	mrs	x1, id_aa64mmfr1_el1
@@ -222,8 +244,22 @@
 	orr	x0, x0, #(1 << 62)
 
 .Lskip_spe_fgt_\@:
+	mov	x2, x0				// HDFGWTR_EL2's bits so far
+	__brbe_present .Lskip_brbe_fgt_\@, x1
+	/*
+	 * A nVHE host's BRBE driver runs at EL1: leave its accesses to the
+	 * buffer's controls, identification and records untrapped. KVM
+	 * traps them again for its guests.
+	 */
+	orr	x0, x0, #HDFGRTR_EL2_nBRBIDR
+	orr	x0, x0, #HDFGRTR_EL2_nBRBCTL
+	orr	x0, x0, #HDFGRTR_EL2_nBRBDATA
+	orr	x2, x2, #HDFGWTR_EL2_nBRBCTL
+	orr	x2, x2, #HDFGWTR_EL2_nBRBDATA
+
+.Lskip_brbe_fgt_\@:
 	msr_s	SYS_HDFGRTR_EL2, x0
-	msr_s	SYS_HDFGWTR_EL2, x0
+	msr_s	SYS_HDFGWTR_EL2, x2
 
 	mov	x0, xzr
 	mrs	x1, id_aa64pfr1_el1
@@ -254,7 +290,15 @@
 .Lskip_poe_fgt_\@:
 	msr_s	SYS_HFGRTR_EL2, x0
 	msr_s	SYS_HFGWTR_EL2, x0
-	msr_s	SYS_HFGITR_EL2, xzr
+
+	mov	x0, xzr
+	__brbe_present .Lskip_brbe_insn_fgt_\@, x1
+	/* The same for the BRB IALL and BRB INJ instructions */
+	orr	x0, x0, #HFGITR_EL2_nBRBIALL
+	orr	x0, x0, #HFGITR_EL2_nBRBINJ
+
+.Lskip_brbe_insn_fgt_\@:
+	msr_s	SYS_HFGITR_EL2, x0
 
 	mrs	x1, id_aa64pfr0_el1		// AMU traps UNDEF without AMU
 	ubfx	x1, x1, #ID_AA64PFR0_EL1_AMU_SHIFT, #4
@@ -311,6 +355,7 @@
 	__init_el2_hcrx
 	__init_el2_timers
 	__init_el2_debug
+	__init_el2_brbe
 	__init_el2_lor
 	__init_el2_stage2
 	__init_el2_gicv3

@@ -79,8 +79,45 @@ static void __debug_restore_trace(u64 trfcr_el1)
 	write_sysreg_el1(trfcr_el1, SYS_TRFCR);
 }
 
+/* The host's BRBCR_EL1 while a guest runs on this CPU, 0 if not recording */
+static DEFINE_PER_CPU(u64, host_brbcr_el1);
+
+static void __debug_save_brbe(u64 *brbcr_el1)
+{
+	u64 dfr0 = read_sysreg_s(SYS_ID_AA64DFR0_EL1);
+	u64 reg;
+
+	*brbcr_el1 = 0;
+	if (!cpuid_feature_extract_unsigned_field(dfr0, ID_AA64DFR0_EL1_BRBE_SHIFT))
+		return;
+
+	/*
+	 * The guest runs at EL1 and EL0 under the host's BRBCR_EL1: with its
+	 * levels enabled, the guest's branches would land in the host's
+	 * records. The guest cannot touch the buffer (KVM traps it), so
+	 * turning the levels off is enough; the host's records stay, and a
+	 * host counter overflowing in the guest still freezes them (FZP),
+	 * as it does on a VHE host. Only prohibited EL2 code runs until the
+	 * ERET into the guest, which synchronizes the write.
+	 */
+	reg = read_sysreg_s(SYS_BRBCR_EL1);
+	if (!(reg & (BRBCR_ELx_E0BRE | BRBCR_ELx_ExBRE)))
+		return;
+	*brbcr_el1 = reg;
+	write_sysreg_s(reg & BRBCR_ELx_FZP, SYS_BRBCR_EL1);
+}
+
+static void __debug_restore_brbe(u64 brbcr_el1)
+{
+	/* The ERET back to the host synchronizes the write */
+	if (brbcr_el1)
+		write_sysreg_s(brbcr_el1, SYS_BRBCR_EL1);
+}
+
 void __debug_save_host_buffers_nvhe(struct kvm_vcpu *vcpu)
 {
+	__debug_save_brbe(this_cpu_ptr(&host_brbcr_el1));
+
 	/* Disable and flush SPE data generation */
 	if (vcpu_get_flag(vcpu, DEBUG_STATE_SAVE_SPE))
 		__debug_save_spe(host_data_ptr(host_debug_state.pmscr_el1));
@@ -96,6 +133,7 @@ void __debug_switch_to_guest(struct kvm_vcpu *vcpu)
 
 void __debug_restore_host_buffers_nvhe(struct kvm_vcpu *vcpu)
 {
+	__debug_restore_brbe(*this_cpu_ptr(&host_brbcr_el1));
 	if (vcpu_get_flag(vcpu, DEBUG_STATE_SAVE_SPE))
 		__debug_restore_spe(*host_data_ptr(host_debug_state.pmscr_el1));
 	if (vcpu_get_flag(vcpu, DEBUG_STATE_SAVE_TRBE))
