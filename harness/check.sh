@@ -172,7 +172,7 @@ if [ $debug_built = 1 ]; then
 	guest_suite boot-debug "IMAGE=$DEBUG_IMAGE APPEND=FUZZ_MIN_PERIOD=10000 TIMEOUT=1800" \
 		kunit selftests perftool fuzz
 	# CPU hotplug, sysctl toggles and exhaustion need several CPUs
-	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4 TIMEOUT=1800" stress
+	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4 TIMEOUT=1800" stress brbe-hotplug
 	debug_report boot-debug boot-debug-smp4
 fi
 if finish_arm32_build; then
