@@ -152,11 +152,20 @@
 	msr	mdcr_el2, x2			// Configure debug traps
 .endm
 
-/* Branch to fail if this CPU has no BRBE, whose registers then UNDEF */
-.macro __brbe_present fail, tmp
+/* The fine-grained trap bits that, set, let EL1 reach BRBE */
+#define BRBE_HDFGRTR_EL2_OPEN	(HDFGRTR_EL2_nBRBIDR | HDFGRTR_EL2_nBRBCTL | \
+				 HDFGRTR_EL2_nBRBDATA)
+#define BRBE_HDFGWTR_EL2_OPEN	(HDFGWTR_EL2_nBRBCTL | HDFGWTR_EL2_nBRBDATA)
+#define BRBE_HFGITR_EL2_OPEN	(HFGITR_EL2_nBRBIALL | HFGITR_EL2_nBRBINJ)
+
+/* reg |= bits if this CPU has BRBE, whose trap bits are RES0 otherwise */
+.macro __orr_if_brbe reg, tmp, bits
 	mrs	\tmp, id_aa64dfr0_el1
 	ubfx	\tmp, \tmp, #ID_AA64DFR0_EL1_BRBE_SHIFT, #4
-	cbz	\tmp, \fail
+	cmp	\tmp, #0
+	mov_q	\tmp, \bits
+	csel	\tmp, xzr, \tmp, eq
+	orr	\reg, \reg, \tmp
 .endm
 
 /*
@@ -168,10 +177,11 @@
  * has no BRBE control; MDCR_EL3.SBRBE is the firmware's.
  */
 .macro __init_el2_brbe
-	__brbe_present .Lskip_brbe_\@, x1
+	mrs	x1, id_aa64dfr0_el1
+	ubfx	x1, x1, #ID_AA64DFR0_EL1_BRBE_SHIFT, #4
 	mov	x0, #(BRBCR_ELx_CC | BRBCR_ELx_MPRED)
+	cbz	x1, . + 8		// over the write: it UNDEFs without BRBE
 	msr_s	SYS_BRBCR_EL2, x0
-.Lskip_brbe_\@:
 .endm
 
 /* LORegions */
@@ -244,20 +254,14 @@
 	orr	x0, x0, #(1 << 62)
 
 .Lskip_spe_fgt_\@:
-	mov	x2, x0				// HDFGWTR_EL2's bits so far
-	__brbe_present .Lskip_brbe_fgt_\@, x1
 	/*
 	 * A nVHE host's BRBE driver runs at EL1: leave its accesses to the
 	 * buffer's controls, identification and records untrapped. KVM
 	 * traps them again for its guests.
 	 */
-	orr	x0, x0, #HDFGRTR_EL2_nBRBIDR
-	orr	x0, x0, #HDFGRTR_EL2_nBRBCTL
-	orr	x0, x0, #HDFGRTR_EL2_nBRBDATA
-	orr	x2, x2, #HDFGWTR_EL2_nBRBCTL
-	orr	x2, x2, #HDFGWTR_EL2_nBRBDATA
-
-.Lskip_brbe_fgt_\@:
+	mov	x2, x0
+	__orr_if_brbe x0, x1, BRBE_HDFGRTR_EL2_OPEN
+	__orr_if_brbe x2, x1, BRBE_HDFGWTR_EL2_OPEN
 	msr_s	SYS_HDFGRTR_EL2, x0
 	msr_s	SYS_HDFGWTR_EL2, x2
 
@@ -290,14 +294,8 @@
 .Lskip_poe_fgt_\@:
 	msr_s	SYS_HFGRTR_EL2, x0
 	msr_s	SYS_HFGWTR_EL2, x0
-
 	mov	x0, xzr
-	__brbe_present .Lskip_brbe_insn_fgt_\@, x1
-	/* The same for the BRB IALL and BRB INJ instructions */
-	orr	x0, x0, #HFGITR_EL2_nBRBIALL
-	orr	x0, x0, #HFGITR_EL2_nBRBINJ
-
-.Lskip_brbe_insn_fgt_\@:
+	__orr_if_brbe x0, x1, BRBE_HFGITR_EL2_OPEN	// BRB IALL, BRB INJ
 	msr_s	SYS_HFGITR_EL2, x0
 
 	mrs	x1, id_aa64pfr0_el1		// AMU traps UNDEF without AMU
