@@ -98,20 +98,21 @@ static void __debug_save_brbe(u64 *brbcr_el1)
 	 * turning the levels off is enough; the host's records stay, and a
 	 * host counter overflowing in the guest still freezes them (FZP),
 	 * as it does on a VHE host. Only prohibited EL2 code runs until the
-	 * ERET into the guest, which synchronizes the write.
+	 * ERET into the guest, which synchronizes the write. The _el1
+	 * accessors reach the EL1 register under hVHE too (BRBCR_EL12).
 	 */
-	reg = read_sysreg_s(SYS_BRBCR_EL1);
+	reg = read_sysreg_el1(SYS_BRBCR);
 	if (!(reg & (BRBCR_ELx_E0BRE | BRBCR_ELx_ExBRE)))
 		return;
 	*brbcr_el1 = reg;
-	write_sysreg_s(reg & BRBCR_ELx_FZP, SYS_BRBCR_EL1);
+	write_sysreg_el1(reg & BRBCR_ELx_FZP, SYS_BRBCR);
 }
 
 static void __debug_restore_brbe(u64 brbcr_el1)
 {
 	/* The ERET back to the host synchronizes the write */
 	if (brbcr_el1)
-		write_sysreg_s(brbcr_el1, SYS_BRBCR_EL1);
+		write_sysreg_el1(brbcr_el1, SYS_BRBCR);
 }
 
 void __debug_save_host_buffers_nvhe(struct kvm_vcpu *vcpu)
