@@ -1842,8 +1842,10 @@ int main(int argc, char **argv)
 	       secs, (finished ? n : st->iteration - first) / (secs > 0 ? secs : 1));
 	for (int c = 0; c < C_NR; c++)
 		print_hist(c);
-	printf("# opens on our PMU %" PRIu64 " (%" PRIu64 " with a branch stack), ioctls ok %" PRIu64 ", reads ok %" PRIu64
-	       ", mmaps ok %" PRIu64 "\n", st->open_ours, st->open_branch, st->ioctl_ok, st->read_ok, st->mmap_ok);
+	printf("# opens on our PMU %" PRIu64 " (%" PRIu64 " with a branch stack)",
+	       st->open_ours, st->open_branch);
+	printf(", ioctls ok %" PRIu64 ", reads ok %" PRIu64 ", mmaps ok %" PRIu64 "\n",
+	       st->ioctl_ok, st->read_ok, st->mmap_ok);
 	printf("# forks %" PRIu64 " (execs %" PRIu64 ", exited cleanly %" PRIu64
 	       "), victims %" PRIu64 ", migrations %" PRIu64
 	       ", perf_user_access writes %" PRIu64 "\n",
@@ -1868,9 +1870,11 @@ int main(int argc, char **argv)
 		pmu_result(st->open_ours && st->read_ok && st->mmap_ok && st->ioctl_ok,
 			   "fuzz_reached_our_pmu");
 	if (!have_branch_stack)
-		pmu_skip("fuzz_reached_branch_stack", "our PMU opens no branch-stack event (no BRBE)");
+		pmu_skip("fuzz_reached_branch_stack",
+			 "our PMU opens no branch-stack event (no BRBE)");
 	else if (n < 20)
-		pmu_skip("fuzz_reached_branch_stack", "fewer than 20 iterations: not enough to tell");
+		pmu_skip("fuzz_reached_branch_stack",
+			 "fewer than 20 iterations: not enough to tell");
 	else
 		pmu_result(st->open_branch, "fuzz_reached_branch_stack");
 	pmu_result(finished, "fuzz_run_finished");
