@@ -142,7 +142,7 @@ start_debug_build
 start_arm32_build
 host_suite qemu-bare "$HARNESS/qemu/test-bare.sh"
 guest_suite boot-max-vhe "" kunit selftests perftool perftest qemu-models kvm fuzz brbe spe spe-perftest
-guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool kvm spe brbe-absent
+guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool kvm brbe spe
 guest_suite boot-max-pseudo-nmi "APPEND=irqchip.gicv3_pseudo_nmi=1" nmi selftests perftool
 guest_suite boot-cortex-a57 "QEMU_CPU=cortex-a57" kunit selftests perftool qemu-models brbe-absent
 # Two vCPUs: per-vCPU instruction counts. Cycles follow virtual time, which
@@ -173,7 +173,7 @@ if [ $debug_built = 1 ]; then
 	guest_suite boot-debug "IMAGE=$DEBUG_IMAGE APPEND=FUZZ_MIN_PERIOD=1000000 TIMEOUT=1800" \
 		kunit selftests perftool fuzz
 	# CPU hotplug, sysctl toggles and exhaustion need several CPUs
-	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4 TIMEOUT=1800" stress
+	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4 TIMEOUT=1800" stress brbe-hotplug
 	debug_report boot-debug boot-debug-smp4
 fi
 if finish_arm32_build; then

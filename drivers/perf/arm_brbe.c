@@ -437,24 +437,18 @@ struct brbe_cpu {
 
 static DEFINE_PER_CPU(struct brbe_cpu, brbe_cpu);
 
-/*
- * A nVHE host's EL1 accesses to BRBE trap to EL2 until the boot code opens
- * the fine-grained traps, which it does not yet: BRBE is used only by a
- * kernel at EL2 (VHE) or one booted without EL2.
- */
-static bool brbe_accessible(void)
-{
-	return is_kernel_in_hyp_mode() || !is_hyp_mode_available();
-}
-
 /* The number of records this CPU's buffer holds, 0 if it cannot be used */
 static unsigned int brbe_cpu_numrec(void)
 {
 	u64 dfr0 = read_sysreg_s(SYS_ID_AA64DFR0_EL1);
 	u64 idr;
 
-	if (!cpuid_feature_extract_unsigned_field(dfr0, ID_AA64DFR0_EL1_BRBE_SHIFT) ||
-	    !brbe_accessible())
+	/*
+	 * A kernel booted at EL2 opened the EL2 traps on the buffer for
+	 * itself (a nVHE host); one booted at EL1 relies on its hypervisor
+	 * advertising BRBE only if its accesses reach it.
+	 */
+	if (!cpuid_feature_extract_unsigned_field(dfr0, ID_AA64DFR0_EL1_BRBE_SHIFT))
 		return 0;
 
 	idr = read_sysreg_s(SYS_BRBIDR0_EL1);

@@ -41,6 +41,8 @@
  *   - every child exits by itself within its bound;
  *   - events were really opened on our PMU, read and mapped (a run that
  *     only collects refusals proves nothing);
+ *   - on a PMU with branch stacks (BRBE), branch-stack events were opened
+ *     on it: sane draws carry a branch_sample_type perf could ask for;
  *   - the worker finishes within its bound, not killed by a signal.
  */
 #define _GNU_SOURCE
@@ -102,6 +104,7 @@ struct stats {
 	uint64_t calls[C_NR];
 	uint64_t errno_hist[C_NR][MAX_ERRNO + 1];	/* [0]: success */
 	uint64_t open_ours;		/* opens that landed on our PMU */
+	uint64_t open_branch;		/* ... of them with a branch stack */
 	uint64_t read_ok, mmap_ok, ioctl_ok;
 	uint64_t forks, execs, children_ok, victims, migrations, sysctl_writes;
 	uint64_t user_reads, user_read_ok, user_read_traps, user_pages;
@@ -257,6 +260,27 @@ static struct target targets[MAX_TARGETS];
 static int ntargets;
 static struct pmu_info our_pmu;
 static bool have_our_pmu;
+static bool have_branch_stack;	/* our PMU samples branch stacks (BRBE) */
+
+/*
+ * Whether our PMU opens a branch-stack event: only then must the sane
+ * branch-stack draws reach the driver, for the KTAP line that says so.
+ */
+static bool branch_stack_works(void)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	pmu_attr_user(&attr, our_pmu.type, 0x11);	/* CPU_CYCLES */
+	attr.sample_period = 100000;
+	attr.sample_type = PERF_SAMPLE_BRANCH_STACK;
+	attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
+	fd = pmu_open(&attr, -1);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
 
 /*
  * Dynamic PMUs with a format/ folder: the arm PMUs (PMUv3, and later SPE
@@ -271,6 +295,7 @@ static void find_targets(void)
 	DIR *d;
 
 	have_our_pmu = pmu_find(&our_pmu) == 0;
+	have_branch_stack = have_our_pmu && branch_stack_works();
 	d = opendir(base);
 	if (!d)
 		return;
@@ -486,6 +511,31 @@ static uint64_t gen_sane_sample_type(void)
 }
 
 /*
+ * A branch_sample_type perf record -j could ask for: at least one branch
+ * type (perf core refuses none), a level or none (the event's exclude_*
+ * then decide), and a few of the output flags. Sane draws thus reach the
+ * BRBE driver's filter merging, scheduling and interrupt paths; the wild
+ * draws below mostly collect its refusals.
+ */
+static uint64_t gen_sane_branch_type(void)
+{
+	static const uint64_t levels[] = {
+		0, PERF_SAMPLE_BRANCH_USER, PERF_SAMPLE_BRANCH_KERNEL,
+		PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL, PERF_SAMPLE_BRANCH_HV,
+	};
+	static const uint64_t types = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_ANY_CALL |
+		PERF_SAMPLE_BRANCH_ANY_RETURN | PERF_SAMPLE_BRANCH_IND_CALL |
+		PERF_SAMPLE_BRANCH_IND_JUMP | PERF_SAMPLE_BRANCH_CALL | PERF_SAMPLE_BRANCH_COND;
+	static const uint64_t flags = PERF_SAMPLE_BRANCH_NO_FLAGS |
+		PERF_SAMPLE_BRANCH_NO_CYCLES | PERF_SAMPLE_BRANCH_TYPE_SAVE |
+		PERF_SAMPLE_BRANCH_PRIV_SAVE | PERF_SAMPLE_BRANCH_HW_INDEX;
+	uint64_t type = rnd64() & types;
+
+	return levels[rnd(5)] | (type ? type : PERF_SAMPLE_BRANCH_ANY) |
+	       (rnd64() & rnd64() & flags);
+}
+
+/*
  * Two kinds of draws. A sane one looks like what perf asks for (valid
  * layout, few flags, our PMU's config fields in range) so that most open
  * and the operations after them reach the driver; a wild one sets every
@@ -617,9 +667,13 @@ static void gen_attr(struct gen *g, pid_t victim)
 		attr->sample_type = chance(70) ? rnd64() & rnd64() & (PERF_SAMPLE_MAX - 1) :
 						 interesting64();
 	}
-	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK || chance(wild ? 10 : 2))
+	if (!wild && chance(15)) {
+		attr->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		attr->branch_sample_type = gen_sane_branch_type();
+	} else if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK || chance(wild ? 10 : 2)) {
 		attr->branch_sample_type = chance(80) ?
 			rnd64() & (PERF_SAMPLE_BRANCH_MAX - 1) : interesting64();
+	}
 	/* arm64 user and interrupt registers: x0-x30, sp, pc (0-32) */
 	if (attr->sample_type & PERF_SAMPLE_REGS_USER)
 		attr->sample_regs_user = !wild ? rnd64() & ((1ULL << 33) - 1) : interesting64();
@@ -935,6 +989,8 @@ static void do_open(int s)
 	sl->id = 0;
 	if (sl->ours)
 		STAT_INC(open_ours);
+	if (sl->ours && g.a.attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+		STAT_INC(open_branch);
 }
 
 static void do_ioctl(int s)
@@ -1719,7 +1775,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ksft_print_header();
-	ksft_set_plan(6);
+	ksft_set_plan(7);
 	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (st == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
@@ -1793,8 +1849,10 @@ int main(int argc, char **argv)
 	       secs, (finished ? n : st->iteration - first) / (secs > 0 ? secs : 1));
 	for (int c = 0; c < C_NR; c++)
 		print_hist(c);
-	printf("# opens on our PMU %" PRIu64 ", ioctls ok %" PRIu64 ", reads ok %" PRIu64
-	       ", mmaps ok %" PRIu64 "\n", st->open_ours, st->ioctl_ok, st->read_ok, st->mmap_ok);
+	printf("# opens on our PMU %" PRIu64 " (%" PRIu64 " with a branch stack)",
+	       st->open_ours, st->open_branch);
+	printf(", ioctls ok %" PRIu64 ", reads ok %" PRIu64 ", mmaps ok %" PRIu64 "\n",
+	       st->ioctl_ok, st->read_ok, st->mmap_ok);
 	printf("# forks %" PRIu64 " (execs %" PRIu64 ", exited cleanly %" PRIu64
 	       "), victims %" PRIu64 ", migrations %" PRIu64
 	       ", perf_user_access writes %" PRIu64 "\n",
@@ -1818,6 +1876,14 @@ int main(int argc, char **argv)
 	else
 		pmu_result(st->open_ours && st->read_ok && st->mmap_ok && st->ioctl_ok,
 			   "fuzz_reached_our_pmu");
+	if (!have_branch_stack)
+		pmu_skip("fuzz_reached_branch_stack",
+			 "our PMU opens no branch-stack event (no BRBE)");
+	else if (n < 20)
+		pmu_skip("fuzz_reached_branch_stack",
+			 "fewer than 20 iterations: not enough to tell");
+	else
+		pmu_result(st->open_branch, "fuzz_reached_branch_stack");
 	pmu_result(finished, "fuzz_run_finished");
 	ksft_finished();
 }

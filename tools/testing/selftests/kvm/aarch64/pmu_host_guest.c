@@ -29,6 +29,9 @@
  * The host mode (VHE or nVHE, kvm-arm.mode=nvhe) is read from the kernel
  * log, where KVM announces it at boot.
  *
+ * A third VM checks that the guest's accesses to the Branch Record Buffer,
+ * which holds the host's branch records, take an UNDEF.
+ *
  * "pmu_host_guest -l ITERS" only runs the loop once, at guest EL1, and
  * exits: a workload for perf stat's :G and :H modifiers.
  */
@@ -188,6 +191,36 @@ static void guest_vpmu_code(void)
 		isb();
 		count = read_sysreg(pmevcntr0_el0);
 	}
+}
+
+/*
+ * A guest without BRBE (KVM gives it none) must take an UNDEF on the
+ * buffer's registers and instructions, which hold the host's records:
+ * the host's boot code opens the EL2 traps on them for a nVHE host's own
+ * driver, and a guest runs with the host's traps unless KVM sets its own.
+ * Each access that traps is counted and skipped; the count goes to the
+ * host with the sync. Encodings from the Arm ARM: BRBIDR0_EL1 is
+ * s2_1_c9_c2_0, BRBCR_EL1 s2_1_c9_c0_0, BRBINF0_EL1 s2_1_c8_c0_0, and
+ * BRB IALL is sys #1, C7, C2, #4.
+ */
+#define BRBE_GUEST_ACCESSES	4
+static uint64_t guest_undefs;
+
+static void guest_undef_handler(struct ex_regs *regs)
+{
+	guest_undefs++;
+	regs->pc += 4;
+}
+
+static void guest_brbe_code(void)
+{
+	uint64_t val;
+
+	asm volatile("mrs %0, s2_1_c9_c2_0" : "=r" (val));
+	asm volatile("mrs %0, s2_1_c9_c0_0" : "=r" (val));
+	asm volatile("mrs %0, s2_1_c8_c0_0" : "=r" (val));
+	asm volatile("sys #1, C7, C2, #4" : : : "memory");
+	GUEST_SYNC1(READ_ONCE(guest_undefs));
 }
 
 /* ---- host side ---- */
@@ -601,6 +634,25 @@ static int run_workload(uint64_t iters)
 	return 0;
 }
 
+/* The guest's BRBE accesses all UNDEF, on VHE and on nVHE hosts */
+static void test_brbe_undef(void)
+{
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	struct ucall uc;
+
+	vm = vm_create_with_one_vcpu(&vcpu, guest_brbe_code);
+	vm_init_descriptor_tables(vm);
+	vcpu_init_descriptor_tables(vcpu);
+	vm_install_sync_handler(vm, VECTOR_SYNC_CURRENT, ESR_EC_UNKNOWN, guest_undef_handler);
+	vcpu_run(vcpu);
+	TEST_ASSERT(get_ucall(vcpu, &uc) == UCALL_SYNC, "guest stopped without its sync");
+	ksft_print_msg("guest BRBE accesses: %lu of %d took an UNDEF\n",
+		       (unsigned long)uc.args[0], BRBE_GUEST_ACCESSES);
+	report(uc.args[0] == BRBE_GUEST_ACCESSES, "guest_brbe_accesses_undef");
+	kvm_vm_free(vm);
+}
+
 int main(int argc, char *argv[])
 {
 	struct kvm_vcpu *vcpu;
@@ -625,7 +677,7 @@ int main(int argc, char *argv[])
 	vcpu_run(vcpu);
 	TEST_ASSERT(get_ucall(vcpu, &uc) == UCALL_SYNC, "guest did not start");
 
-	ksft_set_plan(4 * 2 + 7 + 1 + 2);
+	ksft_set_plan(4 * 2 + 7 + 1 + 2 + 1);
 	test_split(vcpu, false);
 	test_split(vcpu, true);
 	test_user_kernel(vcpu);
@@ -633,5 +685,6 @@ int main(int argc, char *argv[])
 	kvm_vm_free(vm);
 
 	test_vpmu();
+	test_brbe_undef();
 	ksft_finished();
 }
