@@ -126,7 +126,7 @@ build_all
 start_debug_build
 start_arm32_build
 host_suite qemu-bare "$HARNESS/qemu/test-bare.sh"
-guest_suite boot-max-vhe "" kunit selftests perftool perftest qemu-models kvm fuzz
+guest_suite boot-max-vhe "" kunit selftests perftool perftest spe-driver qemu-models kvm fuzz
 guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool kvm
 guest_suite boot-max-pseudo-nmi "APPEND=irqchip.gicv3_pseudo_nmi=1" nmi selftests perftool
 guest_suite boot-cortex-a57 "QEMU_CPU=cortex-a57" kunit selftests perftool qemu-models
