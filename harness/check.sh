@@ -81,6 +81,21 @@ start_arm32_build() {
 	ARM32_BUILD=$!
 }
 
+# Quality and the series check build the kernel source tree on the host:
+# they run beside the debug boots, each of which keeps only one core busy,
+# queued by kernel.sh's lock on the source tree behind the background
+# builds. finish_host_checks counts their results.
+start_host_checks() {
+	("$HARNESS/quality.sh" > "$LOGS/quality.log" 2>&1
+	 "$HARNESS/series-check.sh" > "$LOGS/series.log" 2>&1) &
+	HOST_CHECKS=$!
+}
+finish_host_checks() {
+	wait "$HOST_CHECKS"
+	tally quality
+	tally series
+}
+
 # finish_build PID NAME: wait for a background build whose log is
 # build-NAME.log; on failure show its tail and count one failed test.
 finish_build() {
@@ -126,10 +141,10 @@ build_all
 start_debug_build
 start_arm32_build
 host_suite qemu-bare "$HARNESS/qemu/test-bare.sh"
-guest_suite boot-max-vhe "" kunit selftests perftool perftest spe-driver qemu-models kvm fuzz
-guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool kvm
+guest_suite boot-max-vhe "" kunit selftests perftool perftest spe-driver qemu-models kvm fuzz brbe spe spe-perftest
+guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool kvm spe brbe-absent
 guest_suite boot-max-pseudo-nmi "APPEND=irqchip.gicv3_pseudo_nmi=1" nmi selftests perftool
-guest_suite boot-cortex-a57 "QEMU_CPU=cortex-a57" kunit selftests perftool qemu-models
+guest_suite boot-cortex-a57 "QEMU_CPU=cortex-a57" kunit selftests perftool qemu-models brbe-absent
 # Two vCPUs: per-vCPU instruction counts. Cycles follow virtual time, which
 # the other vCPU advances too, so the cycles = instructions checks of the
 # one-vCPU plans do not apply here.
@@ -145,15 +160,19 @@ guest_suite boot-max-hetero "SMP=2 DTB=$HETERO_DTB" hetero
 guest_suite boot-max-pmuv3p9 "QEMU_CPU=max,x-pmuv3p9=on" kunit pmuv3p9 perftest
 # UEFI (edk2) and ACPI instead of a DT: the PMU probed from the MADT
 guest_suite boot-max-acpi "ACPI=1" acpi kunit selftests perftool
-if finish_debug_build; then
+debug_built=0
+finish_debug_build && debug_built=1
+start_host_checks
+if [ $debug_built = 1 ]; then
 	# KASAN, lockdep, UBSAN, KFENCE, lockup and hang detectors
 	# (debug.config): any report in the console fails the boot's dmesg plan.
 	# A sample costs ~100k instructions there: the fuzzer samples no more
-	# often than every 10000 events (fuzz.plan).
-	guest_suite boot-debug "IMAGE=$DEBUG_IMAGE APPEND=FUZZ_MIN_PERIOD=10000" \
+	# often than every 10000 events (fuzz.plan). The host checks' builds
+	# share the machine meanwhile: twice the usual time limit.
+	guest_suite boot-debug "IMAGE=$DEBUG_IMAGE APPEND=FUZZ_MIN_PERIOD=10000 TIMEOUT=1800" \
 		kunit selftests perftool fuzz
 	# CPU hotplug, sysctl toggles and exhaustion need several CPUs
-	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4" stress
+	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4 TIMEOUT=1800" stress
 	debug_report boot-debug boot-debug-smp4
 fi
 if finish_arm32_build; then
@@ -161,8 +180,7 @@ if finish_arm32_build; then
 	# No KUnit plan: our KUnit suites skip every case on a 32-bit kernel.
 	guest_suite boot-arm32 "KARCH=arm IMAGE=$ARM32_IMAGE INITRD=$ARM32_INITRD" arm32
 fi
-host_suite quality "$HARNESS/quality.sh"
-host_suite series "$HARNESS/series-check.sh"
+finish_host_checks
 
 echo "check took $(( $(date +%s) - START ))s; logs in $LOGS"
 echo "$PASS passed, $FAIL failed, $SKIP skipped"

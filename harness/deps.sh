@@ -15,7 +15,7 @@ PACKAGES=(
 	perl python3 python3-ply python3-git git kmod pkg-config
 	qemu-system-arm
 	linux-source-6.12
-	busybox-static:arm64
+	busybox-static:arm64 bash-static:arm64
 	libc6-dev:arm64 libelf-dev:arm64 libtraceevent-dev:arm64 zlib1g-dev:arm64
 	ninja-build python3-venv patch libglib2.0-dev libfdt-dev libpixman-1-dev
 	zlib1g-dev

@@ -10,6 +10,15 @@ PERF_BIN=${PERF_BIN:-$("$HARNESS/perf.sh" | tail -n 1)}
 TESTS_DIR=${TESTS_DIR:-$("$HARNESS/tests.sh" | tail -n 1)}
 KVM_TESTS_DIR=${KVM_TESTS_DIR:-$("$HARNESS/kvm-tests.sh" | tail -n 1)}
 
+# The base tree's own perf shell tests that the plans run, in tests/shell
+# beside the perf binary as perf test expects them, and bash to run them:
+# busybox's sh runs its own applets ahead of PATH, and its mktemp refuses
+# the tests' templates (guest/mktemp, first in PATH, takes them).
+# bash-static:arm64 is Debian's static bash.
+BASH_STATIC=/bin/bash-static
+PERF_SHELL_DIR=$("$HARNESS/base.sh" | tail -n 1)/tools/perf/tests/shell
+PERF_SHELL_TESTS=(test_arm_spe.sh test_arm_spe_fork.sh test_brstack.sh lib/perf_has_symbol.sh)
+
 # An amd64 busybox would boot to a kernel panic ("init failed"): say why.
 is_arm64_elf() {
 	[ "$(od -An -j18 -N2 -tu2 "$1" | tr -d ' ')" = 183 ]
@@ -17,21 +26,37 @@ is_arm64_elf() {
 
 is_arm64_elf "$BUSYBOX" || die "$BUSYBOX is not arm64: run 'make deps' (busybox-static:arm64)"
 is_arm64_elf "$PERF_BIN" || die "$PERF_BIN is not an arm64 perf"
+is_arm64_elf "$BASH_STATIC" || die "$BASH_STATIC is not arm64: run 'make deps' (bash-static:arm64)"
 
-OUT=$CACHE/initramfs/$(hash_inputs "$BUSYBOX" "$PERF_BIN" "$TESTS_DIR" "$KVM_TESTS_DIR" \
-	"$HARNESS/plans" "$HARNESS/guest" "$HARNESS/qemu/guest" "$0").cpio
+OUT=$CACHE/initramfs/$(hash_inputs "$BUSYBOX" "$BASH_STATIC" "$PERF_BIN" "$TESTS_DIR" "$KVM_TESTS_DIR" \
+	"$HARNESS/plans" "$HARNESS/guest" "$HARNESS/qemu/guest" \
+	"${PERF_SHELL_TESTS[@]/#/$PERF_SHELL_DIR/}" "$0").cpio
 if [ ! -f "$OUT" ]; then
 	root=$(mktemp -d)
+	# mktemp made it 0700: the guest's / must let other users in
+	chmod 755 "$root"
 	trap 'rm -rf "$root"' EXIT
 	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,tests,kvm,plans,etc}
 	install -m 755 "$BUSYBOX" "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
 	install -m 755 "$PERF_BIN" "$root/usr/bin/perf"
+	install -m 755 "$BASH_STATIC" "$root/bin/bash"
 	install -m 755 "$HARNESS/guest/init" "$root/init"
+	install -D -m 755 "$HARNESS/guest/mktemp" "$root/usr/local/bin/mktemp"
 	"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/known-loop" \
 		"$HARNESS/guest/loop.S"
 	"${CROSS_COMPILE}gcc" -nostdlib -static -DLOOPS=0x80000001 \
 		-o "$root/usr/bin/long-loop" "$HARNESS/guest/loop.S"
+	"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/spe-loop" \
+		"$HARNESS/guest/spe-loop.S"
+	# Its symbols, for plans/spe.plan to check sampled PCs and data
+	# addresses against (busybox has no nm)
+	"${CROSS_COMPILE}nm" "$root/usr/bin/spe-loop" > "$root/usr/bin/spe-loop.nm"
+	# Their modes as in the tree: perf test takes executable files for tests
+	for t in "${PERF_SHELL_TESTS[@]}"; do
+		install -D -m "$(stat -c %a "$PERF_SHELL_DIR/$t")" "$PERF_SHELL_DIR/$t" \
+			"$root/usr/bin/tests/shell/$t"
+	done
 	# Known exception and branch counts for the QEMU models
 	"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/svc-loop" \
 		"$HARNESS/qemu/guest/svc-loop.S"

@@ -34,6 +34,8 @@
 
 #include <clocksource/arm_arch_timer.h>
 
+#include "arm_brbe.h"
+
 /*
  * Where the user-visible fields live in perf_event_attr. This is perf tool
  * ABI: the format/ strings below must describe the same bits.
@@ -640,6 +642,8 @@ static void armv8pmu_overflow_event(struct perf_event *event, struct pt_regs *re
 	if (!armv8pmu_overflow_account(event))
 		return;
 
+	if (has_branch_stack(event))
+		brbe_sample(event, &data);
 	if (perf_event_overflow(event, &data, regs))
 		event->pmu->stop(event, 0);
 }
@@ -685,6 +689,7 @@ static irqreturn_t armv8pmu_overflow_irq(struct arm_pmu *cpu_pmu)
 			armv8pmu_overflow_event(cpuc->events[idx], regs);
 	}
 
+	brbe_resume(cpuc);
 	write_pmcr(pmcr);
 	return IRQ_HANDLED;
 }
@@ -800,6 +805,9 @@ static int armv8pmu_counter_alloc(struct pmu_hw_events *cpuc, struct perf_event 
 static void armv8pmu_counter_free(struct pmu_hw_events *cpuc, struct perf_event *event)
 {
 	cpuc->used_mask[0] &= ~armv8pmu_event_cntrs(event);
+	/* With no counter left in use, pmu_enable will not call us again */
+	if (has_branch_stack(event) && !cpuc->branch_users)
+		brbe_enable(cpuc);
 }
 
 /* ---- Direct user access to the counters ---- */
@@ -1113,6 +1121,7 @@ static void armv8pmu_counting_on(struct arm_pmu *cpu_pmu)
 	 * guest's again before it re-enters the guest.
 	 */
 	kvm_vcpu_pmu_resync_el0();
+	brbe_enable(cpuc);
 	/*
 	 * The event types, enables and counter values written since
 	 * counting stopped must all be in effect before it restarts, or a
@@ -1165,6 +1174,8 @@ static void armv8pmu_cpu_reset(void *info)
 	/* Stopped: armv8pmu_counting_on() synchronizes before it restarts */
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu) | ARMV8_PMU_PMCR_P | ARMV8_PMU_PMCR_C);
 	__this_cpu_write(armv8pmu_counting, false);
+
+	brbe_reset(this_cpu_ptr(cpu_pmu->hw_events));
 }
 
 /* ---- event_init: perf attributes to register values ---- */
@@ -1356,6 +1367,8 @@ static int armv8pmu_event_map(struct perf_event *event)
 		return evnum;
 
 	err = armv8pmu_check_attr(cpu_pmu, &event->attr, evnum);
+	if (!err && has_branch_stack(event))
+		err = brbe_event_check(event);
 	if (!err && armv8pmu_event_rdpmc(event))
 		err = armv8pmu_check_user_access(cpu_pmu, &event->attr,
 						 event->attach_state & PERF_ATTACH_TASK,
@@ -1424,6 +1437,8 @@ static void armv8pmu_probe_cpu(void *info)
 
 	if (is_pmuv3p4(cpu_pmu->pmuver))
 		cpu_pmu->reg_pmmir = read_pmmir();
+
+	cpu_pmu->has_branch_stack = brbe_probe();
 }
 
 /* event_init: perf attributes to register values, and the user page */
@@ -1445,12 +1460,10 @@ static void armv8pmu_wire_counters(struct arm_pmu *cpu_pmu)
 	cpu_pmu->disable = armv8pmu_counter_disable;
 }
 
-/*
- * The CPU's PMU as a whole. Branch records (BRBE) will add pmu.sched_task
- * here, per context.
- */
+/* The CPU's PMU as a whole, and its branch record buffer (BRBE) */
 static void armv8pmu_wire_cpu(struct arm_pmu *cpu_pmu)
 {
+	cpu_pmu->sched_task = brbe_sched_task;
 	cpu_pmu->handle_irq = armv8pmu_overflow_irq;
 	cpu_pmu->reset = armv8pmu_cpu_reset;
 	cpu_pmu->start = armv8pmu_counting_on;

@@ -1,0 +1,642 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Branch stack sampling with FEAT_BRBE, the Branch Record Buffer Extension.
+ *
+ * One buffer per CPU serves every branch-stack event scheduled there, and
+ * those events may ask for different branch types and privilege levels.
+ * The buffer is programmed with the union of their filters, read once per
+ * overflow interrupt into a snapshot, and each overflowed event gets the
+ * records of the snapshot its own filters select: an event never sees a
+ * record of a type or a privilege level it did not ask for, whatever the
+ * other events asked for.
+ *
+ * The file reads in three layers: the filter translation and the record
+ * decoding (pure functions, tested by arm_brbe_test.c), the register
+ * access, and the perf glue the PMUv3 driver calls.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/bits.h>
+#include <linux/build_bug.h>
+#include <linux/cpufeature.h>
+#include <linux/minmax.h>
+#include <linux/percpu.h>
+#include <linux/perf/arm_pmu.h>
+#include <linux/perf_event.h>
+
+#include <asm/sysreg.h>
+#include <asm/virt.h>
+
+#include "arm_brbe.h"
+
+#define BRBE_BANK_RECORDS	32
+#define BRBE_MAX_RECORDS	64
+
+/* ---- branch_sample_type: every bit is supported or refused ---- */
+
+/* The branch types an event may select */
+#define BRBE_BRANCH_TYPES	(PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_ANY_CALL |	\
+				 PERF_SAMPLE_BRANCH_ANY_RETURN |			\
+				 PERF_SAMPLE_BRANCH_IND_CALL |				\
+				 PERF_SAMPLE_BRANCH_IND_JUMP |				\
+				 PERF_SAMPLE_BRANCH_CALL | PERF_SAMPLE_BRANCH_COND)
+
+/*
+ * HV is accepted and records nothing of its own: the only EL2 code
+ * recorded is a VHE kernel's, which is KERNEL.
+ */
+#define BRBE_BRANCH_SUPPORTED	(PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL |	\
+				 PERF_SAMPLE_BRANCH_HV | BRBE_BRANCH_TYPES |		\
+				 PERF_SAMPLE_BRANCH_NO_FLAGS |				\
+				 PERF_SAMPLE_BRANCH_NO_CYCLES |				\
+				 PERF_SAMPLE_BRANCH_TYPE_SAVE |				\
+				 PERF_SAMPLE_BRANCH_PRIV_SAVE |				\
+				 PERF_SAMPLE_BRANCH_HW_INDEX)
+
+/*
+ * No transactional memory; no call stack mode (BRBE cannot pop returned
+ * calls); no per-branch event counts.
+ */
+#define BRBE_BRANCH_REFUSED	(PERF_SAMPLE_BRANCH_ABORT_TX | PERF_SAMPLE_BRANCH_IN_TX |	\
+				 PERF_SAMPLE_BRANCH_NO_TX |				\
+				 PERF_SAMPLE_BRANCH_CALL_STACK |			\
+				 PERF_SAMPLE_BRANCH_COUNTERS)
+
+/* A bit the perf ABI adds must be classified here before this builds */
+static_assert((BRBE_BRANCH_SUPPORTED | BRBE_BRANCH_REFUSED) == PERF_SAMPLE_BRANCH_MAX - 1);
+static_assert(!(BRBE_BRANCH_SUPPORTED & BRBE_BRANCH_REFUSED));
+
+/* ---- Filter translation: branch_sample_type to BRBFCR_EL1/BRBCR_EL1 ---- */
+
+#define BRBE_FCR_TYPES		(BRBFCR_EL1_DIRECT | BRBFCR_EL1_INDIRECT |		\
+				 BRBFCR_EL1_RTN | BRBFCR_EL1_INDCALL |			\
+				 BRBFCR_EL1_DIRCALL | BRBFCR_EL1_CONDDIR)
+
+/**
+ * struct brbe_hw_filter - what one branch_sample_type bit records
+ * @perf: the PERF_SAMPLE_BRANCH_* bit
+ * @fcr: the BRBFCR_EL1 branch types (EnI clear: the types to record)
+ * @cr: the BRBCR_EL1 controls (exceptions, exception returns, levels)
+ */
+struct brbe_hw_filter {
+	u64 perf;
+	u64 fcr;
+	u64 cr;
+};
+
+static const struct brbe_hw_filter brbe_hw_filters[] = {
+	{ PERF_SAMPLE_BRANCH_ANY, BRBE_FCR_TYPES,
+	  BRBCR_ELx_EXCEPTION | BRBCR_ELx_ERTN },
+	/* exceptions count as calls, exception returns as returns */
+	{ PERF_SAMPLE_BRANCH_ANY_CALL, BRBFCR_EL1_DIRCALL | BRBFCR_EL1_INDCALL,
+	  BRBCR_ELx_EXCEPTION },
+	{ PERF_SAMPLE_BRANCH_ANY_RETURN, BRBFCR_EL1_RTN, BRBCR_ELx_ERTN },
+	{ PERF_SAMPLE_BRANCH_IND_CALL, BRBFCR_EL1_INDCALL, 0 },
+	{ PERF_SAMPLE_BRANCH_CALL, BRBFCR_EL1_DIRCALL, 0 },
+	{ PERF_SAMPLE_BRANCH_IND_JUMP, BRBFCR_EL1_INDIRECT, 0 },
+	{ PERF_SAMPLE_BRANCH_COND, BRBFCR_EL1_CONDDIR, 0 },
+	/* the same bits mean EL0/EL1 in BRBCR_EL1, EL0/EL2 in BRBCR_EL2 */
+	{ PERF_SAMPLE_BRANCH_USER, 0, BRBCR_ELx_E0BRE },
+	{ PERF_SAMPLE_BRANCH_KERNEL, 0, BRBCR_ELx_ExBRE },
+};
+
+/**
+ * struct brbe_config - the buffer's filter registers
+ * @cr: BRBCR_EL1 (BRBCR_EL2 for a VHE kernel), FZP not included
+ * @fcr: BRBFCR_EL1
+ */
+struct brbe_config {
+	u64 cr;
+	u64 fcr;
+};
+
+/*
+ * One event's filters. Cycle counts and misprediction flags are recorded
+ * unless the event says it does not want them.
+ */
+static struct brbe_config brbe_event_config(u64 bst)
+{
+	struct brbe_config cfg = { };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(brbe_hw_filters); i++) {
+		if (bst & brbe_hw_filters[i].perf) {
+			cfg.fcr |= brbe_hw_filters[i].fcr;
+			cfg.cr |= brbe_hw_filters[i].cr;
+		}
+	}
+	if (!(bst & PERF_SAMPLE_BRANCH_NO_CYCLES))
+		cfg.cr |= BRBCR_ELx_CC;
+	if (!(bst & PERF_SAMPLE_BRANCH_NO_FLAGS))
+		cfg.cr |= BRBCR_ELx_MPRED;
+	return cfg;
+}
+
+/*
+ * The filters of several events: everything any of them wants is
+ * recorded, and brbe_filter() gives each only its own part.
+ */
+static void brbe_config_merge(struct brbe_config *cfg, u64 bst)
+{
+	struct brbe_config one = brbe_event_config(bst);
+
+	cfg->cr |= one.cr;
+	cfg->fcr |= one.fcr;
+}
+
+/* ---- Record decoding: BRBINF/BRBSRC/BRBTGT to perf_branch_entry ---- */
+
+/**
+ * struct brbe_type - what a BRBINF<n>_EL1.TYPE encoding means to perf
+ * @type: PERF_BR_* (PERF_BR_EXTEND_ABI when @new_type says more)
+ * @new_type: PERF_BR_NEW_* / PERF_BR_ARM64_*
+ * @sel: the PERF_SAMPLE_BRANCH_* type bits that select such a record,
+ *	besides ANY (0: only ANY)
+ */
+struct brbe_type {
+	u8 type;
+	u8 new_type;
+	u16 sel;
+};
+
+#define BRBE_TYPE(enc, t, nt, s)						\
+	[BRBINFx_EL1_TYPE_##enc] = { .type = PERF_BR_##t, .new_type = nt, .sel = s }
+#define BRBE_EXC(enc, t, nt)							\
+	BRBE_TYPE(enc, t, nt, PERF_SAMPLE_BRANCH_ANY_CALL)
+
+/*
+ * Encodings not listed (reserved ones, IMPDEF_TRAP_EL3) decode as
+ * PERF_BR_UNKNOWN, selected only by ANY. A trap (an instruction trapped
+ * to a higher level) shows as PERF_BR_IRQ as perf's tools expect.
+ */
+static const struct brbe_type brbe_types[BIT(6)] = {
+	BRBE_TYPE(DIRECT_UNCOND, UNCOND, 0, 0),
+	BRBE_TYPE(INDIRECT, IND, 0, PERF_SAMPLE_BRANCH_IND_JUMP),
+	BRBE_TYPE(DIRECT_LINK, CALL, 0,
+		  PERF_SAMPLE_BRANCH_CALL | PERF_SAMPLE_BRANCH_ANY_CALL),
+	BRBE_TYPE(INDIRECT_LINK, IND_CALL, 0,
+		  PERF_SAMPLE_BRANCH_IND_CALL | PERF_SAMPLE_BRANCH_ANY_CALL),
+	BRBE_TYPE(RET, RET, 0, PERF_SAMPLE_BRANCH_ANY_RETURN),
+	BRBE_TYPE(ERET, ERET, 0, PERF_SAMPLE_BRANCH_ANY_RETURN),
+	BRBE_TYPE(DIRECT_COND, COND, 0, PERF_SAMPLE_BRANCH_COND),
+	BRBE_EXC(CALL, SYSCALL, 0),
+	BRBE_EXC(TRAP, IRQ, 0),
+	BRBE_EXC(IRQ, IRQ, 0),
+	BRBE_EXC(FIQ, EXTEND_ABI, PERF_BR_ARM64_FIQ),
+	BRBE_EXC(SERROR, SERROR, 0),
+	BRBE_EXC(ALIGN_FAULT, EXTEND_ABI, PERF_BR_NEW_FAULT_ALGN),
+	BRBE_EXC(INSN_FAULT, EXTEND_ABI, PERF_BR_NEW_FAULT_INST),
+	BRBE_EXC(DATA_FAULT, EXTEND_ABI, PERF_BR_NEW_FAULT_DATA),
+	BRBE_EXC(INSN_DEBUG, EXTEND_ABI, PERF_BR_ARM64_DEBUG_INST),
+	BRBE_EXC(DATA_DEBUG, EXTEND_ABI, PERF_BR_ARM64_DEBUG_DATA),
+	BRBE_EXC(DEBUG_HALT, EXTEND_ABI, PERF_BR_ARM64_DEBUG_HALT),
+	/* leaving Debug state returns to the program, as an ERET does */
+	BRBE_TYPE(DEBUG_EXIT, EXTEND_ABI, PERF_BR_ARM64_DEBUG_EXIT,
+		  PERF_SAMPLE_BRANCH_ANY_RETURN),
+};
+
+/**
+ * struct brbe_record - one decoded record of a snapshot
+ * @entry: the record as perf reports it to an event that wants it all
+ * @sel: the PERF_SAMPLE_BRANCH_* type bits that select it (besides ANY)
+ */
+struct brbe_record {
+	struct perf_branch_entry entry;
+	u16 sel;
+};
+
+/*
+ * BRBINF.CC (BRBIDR0_EL1.CC 20-bit format): an 8-bit mantissa M and a
+ * 6-bit exponent E; E 0 is M cycles, otherwise 1:M followed by E - 1
+ * zeros. perf's field is 16 bits wide: longer counts saturate there.
+ */
+static u16 brbe_cycles(u64 inf)
+{
+	u64 cc = FIELD_GET(BRBINFx_EL1_CC_MASK, inf);
+	unsigned int e = cc >> 8, m = cc & 0xff;
+
+	if (inf & BRBINFx_EL1_CCU)
+		return 0;
+	if (!e)
+		return m;
+	/* (1:M) << (E - 1) reaches 2^16 from E 9 on */
+	if (e >= 9)
+		return U16_MAX;
+	return (0x100 | m) << (e - 1);
+}
+
+/*
+ * The level the branch was recorded at. EL2 is the kernel's own when it
+ * runs there (VHE), otherwise a hypervisor's.
+ */
+static u8 brbe_priv(u64 inf, bool kernel_at_el2)
+{
+	switch (FIELD_GET(BRBINFx_EL1_EL_MASK, inf)) {
+	case BRBINFx_EL1_EL_EL0:
+		return PERF_BR_PRIV_USER;
+	case BRBINFx_EL1_EL_EL1:
+		return PERF_BR_PRIV_KERNEL;
+	case BRBINFx_EL1_EL_EL2:
+		return kernel_at_el2 ? PERF_BR_PRIV_KERNEL : PERF_BR_PRIV_HV;
+	default:
+		return PERF_BR_PRIV_UNKNOWN;
+	}
+}
+
+/*
+ * Decode one record. VALID says which addresses the record holds: a
+ * branch between a level that is recorded and one that is not keeps only
+ * its recorded side, and the other address reads 0.
+ *
+ * Return: false for an invalid record, the end of the buffer's records.
+ */
+static bool brbe_decode(u64 inf, u64 src, u64 tgt, bool kernel_at_el2,
+			struct brbe_record *rec)
+{
+	u64 valid = FIELD_GET(BRBINFx_EL1_VALID_MASK, inf);
+	const struct brbe_type *t = &brbe_types[FIELD_GET(BRBINFx_EL1_TYPE_MASK, inf)];
+	bool mispred = inf & BRBINFx_EL1_MPRED;
+
+	if (valid == BRBINFx_EL1_VALID_NONE)
+		return false;
+
+	*rec = (struct brbe_record) {
+		.entry = {
+			.from = valid & BRBINFx_EL1_VALID_SOURCE ? src : 0,
+			.to = valid & BRBINFx_EL1_VALID_TARGET ? tgt : 0,
+			.mispred = mispred,
+			.predicted = !mispred,
+			.cycles = brbe_cycles(inf),
+			.type = t->type,
+			.new_type = t->new_type,
+			.priv = brbe_priv(inf, kernel_at_el2),
+		},
+		.sel = t->sel,
+	};
+	return true;
+}
+
+/* ---- The per-event software filter ---- */
+
+/* Kernel addresses (EL1, or EL2 under VHE) are those of the upper VA range */
+static bool brbe_addr_allowed(u64 addr, u64 bst)
+{
+	if (!addr)
+		return true;
+	if (addr & BIT_ULL(55))
+		return bst & PERF_SAMPLE_BRANCH_KERNEL;
+	return bst & PERF_SAMPLE_BRANCH_USER;
+}
+
+/*
+ * Make @rec what an event with branch_sample_type @bst may see: an
+ * address of a level it did not ask for reads 0, as if only its own
+ * levels had been recorded, and the fields it did not ask for are clear.
+ *
+ * Return: false if nothing of the record is left for the event.
+ */
+static bool brbe_filter_one(const struct brbe_record *rec, u64 bst,
+			    struct perf_branch_entry *out)
+{
+	if (!(bst & PERF_SAMPLE_BRANCH_ANY) && !(rec->sel & bst))
+		return false;
+
+	*out = rec->entry;
+	if (!brbe_addr_allowed(out->from, bst))
+		out->from = 0;
+	if (!brbe_addr_allowed(out->to, bst))
+		out->to = 0;
+	if (!out->from && !out->to)
+		return false;
+
+	if (!(bst & PERF_SAMPLE_BRANCH_TYPE_SAVE)) {
+		out->type = PERF_BR_UNKNOWN;
+		out->new_type = 0;
+	}
+	if (!(bst & PERF_SAMPLE_BRANCH_PRIV_SAVE))
+		out->priv = PERF_BR_PRIV_UNKNOWN;
+	if (bst & PERF_SAMPLE_BRANCH_NO_FLAGS) {
+		out->mispred = 0;
+		out->predicted = 0;
+	}
+	if (bst & PERF_SAMPLE_BRANCH_NO_CYCLES)
+		out->cycles = 0;
+	return true;
+}
+
+/*
+ * Fill @out with the records of @snap that an event with
+ * branch_sample_type @bst wants, newest first. *@hw_idx is the buffer
+ * index of the newest one given (-1ULL if none).
+ *
+ * Return: the number of entries in @out.
+ */
+static unsigned int brbe_filter(const struct brbe_record *snap, unsigned int nr,
+				u64 bst, struct perf_branch_entry *out, u64 *hw_idx)
+{
+	unsigned int i, n = 0;
+
+	*hw_idx = -1ULL;
+	for (i = 0; i < nr; i++) {
+		if (!brbe_filter_one(&snap[i], bst, &out[n]))
+			continue;
+		if (!n)
+			*hw_idx = i;
+		n++;
+	}
+	return n;
+}
+
+/* ---- Register access ---- */
+
+/*
+ * BRBINF/BRBSRC/BRBTGT<n>_EL1 name record n of the bank BRBFCR_EL1.BANK
+ * selects; n is part of the instruction's encoding.
+ */
+#define BRBE_READ_RECORD(n)							\
+	case n:									\
+		*inf = read_sysreg_s(SYS_BRBINF_EL1(n));			\
+		if (FIELD_GET(BRBINFx_EL1_VALID_MASK, *inf)) {			\
+			*src = read_sysreg_s(SYS_BRBSRC_EL1(n));		\
+			*tgt = read_sysreg_s(SYS_BRBTGT_EL1(n));		\
+		}								\
+		break
+
+static void brbe_read_record(int n, u64 *inf, u64 *src, u64 *tgt)
+{
+	switch (n) {
+	BRBE_READ_RECORD(0); BRBE_READ_RECORD(1); BRBE_READ_RECORD(2);
+	BRBE_READ_RECORD(3); BRBE_READ_RECORD(4); BRBE_READ_RECORD(5);
+	BRBE_READ_RECORD(6); BRBE_READ_RECORD(7); BRBE_READ_RECORD(8);
+	BRBE_READ_RECORD(9); BRBE_READ_RECORD(10); BRBE_READ_RECORD(11);
+	BRBE_READ_RECORD(12); BRBE_READ_RECORD(13); BRBE_READ_RECORD(14);
+	BRBE_READ_RECORD(15); BRBE_READ_RECORD(16); BRBE_READ_RECORD(17);
+	BRBE_READ_RECORD(18); BRBE_READ_RECORD(19); BRBE_READ_RECORD(20);
+	BRBE_READ_RECORD(21); BRBE_READ_RECORD(22); BRBE_READ_RECORD(23);
+	BRBE_READ_RECORD(24); BRBE_READ_RECORD(25); BRBE_READ_RECORD(26);
+	BRBE_READ_RECORD(27); BRBE_READ_RECORD(28); BRBE_READ_RECORD(29);
+	BRBE_READ_RECORD(30); BRBE_READ_RECORD(31);
+	default:
+		*inf = 0;
+	}
+}
+
+static void brbe_invalidate(void)
+{
+	/* Records made before this point must not survive it */
+	isb();
+	asm volatile(__msr_s(OP_BRB_IALL, "xzr"));
+	isb();
+}
+
+/*
+ * Both BRBCR registers get FZP: BRBCR_EL1's freezes on the cycle counter
+ * and the counters below MDCR_EL2.HPMN, BRBCR_EL2's on those at or above
+ * it. A kernel at EL1 sees only the counters below HPMN (PMCR_EL0.N reads
+ * HPMN there), one at EL2 sees all and sets both: whichever counter a
+ * branch event lands on, its overflow freezes the buffer, so branch
+ * events need no counter of their own. A VHE kernel's BRBCR_EL1 accesses
+ * reach BRBCR_EL2; BRBCR_EL12 is the guest's BRBCR_EL1, whose levels stay
+ * off so that a guest's branches are never recorded for the host.
+ */
+static void brbe_write_config(const struct brbe_config *cfg)
+{
+	u64 fz = cfg->cr ? BRBCR_ELx_FZP : 0;
+
+	write_sysreg_s(0, SYS_BRBCR_EL1);
+	isb();
+	brbe_invalidate();
+	write_sysreg_s(cfg->fcr, SYS_BRBFCR_EL1);
+	if (is_kernel_in_hyp_mode())
+		write_sysreg_s(fz, SYS_BRBCR_EL12);
+	write_sysreg_s(cfg->cr | fz, SYS_BRBCR_EL1);
+	isb();
+}
+
+/* ---- Per-CPU state ---- */
+
+/**
+ * struct brbe_cpu - one CPU's buffer and the snapshot read from it
+ * @numrec: the records the buffer holds (0: no BRBE on this CPU)
+ * @cfg: the filters programmed
+ * @snapped: the snapshot holds this interrupt's records
+ * @nr: records in @snap
+ * @snap: the records, newest first
+ * @stack: one event's records, handed to perf
+ * @entries: @stack's entries
+ */
+struct brbe_cpu {
+	unsigned int numrec;
+	struct brbe_config cfg;
+	bool snapped;
+	unsigned int nr;
+	struct brbe_record snap[BRBE_MAX_RECORDS];
+	struct perf_branch_stack stack;
+	struct perf_branch_entry entries[BRBE_MAX_RECORDS];
+};
+
+static DEFINE_PER_CPU(struct brbe_cpu, brbe_cpu);
+
+/*
+ * A nVHE host's EL1 accesses to BRBE trap to EL2 until the boot code opens
+ * the fine-grained traps, which it does not yet: BRBE is used only by a
+ * kernel at EL2 (VHE) or one booted without EL2.
+ */
+static bool brbe_accessible(void)
+{
+	return is_kernel_in_hyp_mode() || !is_hyp_mode_available();
+}
+
+/* The number of records this CPU's buffer holds, 0 if it cannot be used */
+static unsigned int brbe_cpu_numrec(void)
+{
+	u64 dfr0 = read_sysreg_s(SYS_ID_AA64DFR0_EL1);
+	u64 idr;
+
+	if (!cpuid_feature_extract_unsigned_field(dfr0, ID_AA64DFR0_EL1_BRBE_SHIFT) ||
+	    !brbe_accessible())
+		return 0;
+
+	idr = read_sysreg_s(SYS_BRBIDR0_EL1);
+	/* The record and cycle count formats decoded here are the only ones */
+	if (FIELD_GET(BRBIDR0_EL1_FORMAT_MASK, idr) != BRBIDR0_EL1_FORMAT_FORMAT_0 ||
+	    FIELD_GET(BRBIDR0_EL1_CC_MASK, idr) != BRBIDR0_EL1_CC_20_BIT)
+		return 0;
+	switch (FIELD_GET(BRBIDR0_EL1_NUMREC_MASK, idr)) {
+	case 8: case 16: case 32: case 64:
+		return FIELD_GET(BRBIDR0_EL1_NUMREC_MASK, idr);
+	default:
+		return 0;
+	}
+}
+
+/* ---- perf glue ---- */
+
+/**
+ * brbe_probe() - whether this CPU can sample the branch stack
+ *
+ * Runs on a CPU of the PMU being probed.
+ *
+ * Return: true if it has a BRBE the driver can use.
+ */
+bool brbe_probe(void)
+{
+	return brbe_cpu_numrec();
+}
+
+/**
+ * brbe_event_check() - check a branch-stack event's branch_sample_type
+ * @event: the event, with PERF_SAMPLE_BRANCH_STACK
+ *
+ * Return: 0, or -EOPNOTSUPP for a bit BRBE cannot honour.
+ */
+int brbe_event_check(const struct perf_event *event)
+{
+	if (event->attr.branch_sample_type & ~BRBE_BRANCH_SUPPORTED)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/**
+ * brbe_reset() - put this CPU's buffer in a known state
+ * @cpuc: this CPU's PMU events
+ *
+ * Runs as the CPU comes up and after it lost its state: recording stops
+ * until the PMU is next enabled with branch events.
+ */
+void brbe_reset(struct pmu_hw_events *cpuc)
+{
+	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
+
+	bc->numrec = brbe_cpu_numrec();
+	if (!bc->numrec)
+		return;
+	bc->cfg = (struct brbe_config) { };
+	brbe_write_config(&bc->cfg);
+	cpuc->branch_changed = true;
+}
+
+/**
+ * brbe_enable() - program the buffer for the scheduled branch events
+ * @cpuc: this CPU's PMU events
+ *
+ * Called as the PMU is enabled, and as the last branch event leaves. When
+ * the set of branch events changed, the buffer gets their merged filters
+ * and loses its records, which were filtered for the previous set.
+ */
+void brbe_enable(struct pmu_hw_events *cpuc)
+{
+	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
+	struct brbe_config cfg = { };
+	int idx;
+
+	if (!cpuc->branch_changed || !bc->numrec)
+		return;
+	cpuc->branch_changed = false;
+
+	for (idx = 0; idx < ARMPMU_MAX_HWEVENTS; idx++) {
+		struct perf_event *event = cpuc->events[idx];
+
+		if (event && has_branch_stack(event))
+			brbe_config_merge(&cfg, event->attr.branch_sample_type);
+	}
+	bc->cfg = cfg;
+	brbe_write_config(&bc->cfg);
+}
+
+/*
+ * Read every valid record, once per interrupt whatever the number of
+ * events it samples. An overflow froze the buffer (FZP) so its newest
+ * record is the last branch before the sampled instruction; pausing here
+ * covers an interrupt the freeze did not cause.
+ */
+static void brbe_snapshot(struct brbe_cpu *bc)
+{
+	bool kernel_at_el2 = is_kernel_in_hyp_mode();
+	u64 fcr = read_sysreg_s(SYS_BRBFCR_EL1);
+	u64 inf, src = 0, tgt = 0;
+	unsigned int i;
+
+	if (!(fcr & BRBFCR_EL1_PAUSED)) {
+		fcr |= BRBFCR_EL1_PAUSED;
+		write_sysreg_s(fcr, SYS_BRBFCR_EL1);
+		isb();
+	}
+
+	bc->nr = 0;
+	for (i = 0; i < bc->numrec; i++) {
+		if (i % BRBE_BANK_RECORDS == 0) {
+			fcr &= ~BRBFCR_EL1_BANK_MASK;
+			fcr |= FIELD_PREP(BRBFCR_EL1_BANK_MASK, i / BRBE_BANK_RECORDS);
+			write_sysreg_s(fcr, SYS_BRBFCR_EL1);
+			isb();
+		}
+		brbe_read_record(i % BRBE_BANK_RECORDS, &inf, &src, &tgt);
+		if (!brbe_decode(inf, src, tgt, kernel_at_el2, &bc->snap[bc->nr]))
+			break;
+		bc->nr++;
+	}
+	bc->snapped = true;
+}
+
+/**
+ * brbe_sample() - give an overflowed event its branch records
+ * @event: a branch-stack event whose period elapsed
+ * @data: its sample
+ *
+ * The first call of an interrupt reads the buffer; every call filters
+ * that snapshot for its event. Runs in the overflow interrupt.
+ */
+void brbe_sample(struct perf_event *event, struct perf_sample_data *data)
+{
+	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
+
+	if (!bc->numrec)
+		return;
+	if (!bc->snapped)
+		brbe_snapshot(bc);
+
+	bc->stack.nr = brbe_filter(bc->snap, bc->nr, event->attr.branch_sample_type,
+				   bc->entries, &bc->stack.hw_idx);
+	perf_sample_save_brstack(data, event, &bc->stack, NULL);
+}
+
+/**
+ * brbe_resume() - let the buffer record again at the end of an interrupt
+ * @cpuc: this CPU's PMU events
+ *
+ * Any overflow froze the buffer, a branch event's or not.
+ */
+void brbe_resume(struct pmu_hw_events *cpuc)
+{
+	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
+
+	if (!bc->numrec || !cpuc->branch_users)
+		return;
+	bc->snapped = false;
+	/* The exception return that ends the interrupt synchronizes this */
+	write_sysreg_s(bc->cfg.fcr, SYS_BRBFCR_EL1);
+}
+
+/**
+ * brbe_sched_task() - drop the records at a context switch
+ * @pmu_ctx: the PMU context switched
+ * @sched_in: the incoming side
+ *
+ * The buffer records for every branch event of the CPU, so what the
+ * previous task did must not reach the events of the next one: a switch
+ * starts the next task on an empty buffer.
+ */
+void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx, bool sched_in)
+{
+	if (sched_in && this_cpu_read(brbe_cpu.numrec))
+		brbe_invalidate();
+}
+
+/*
+ * The tests exercise the static translation and decoding functions above
+ * directly, so they are built into this file.
+ */
+#if IS_ENABLED(CONFIG_ARM64_BRBE_KUNIT_TEST)
+#include "arm_brbe_test.c"
+#endif
