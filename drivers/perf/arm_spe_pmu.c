@@ -52,12 +52,20 @@
 #define ARM_SPE_CFG_LOAD		BIT_ULL(33)	/* PMSFCR.LD */
 #define ARM_SPE_CFG_STORE		BIT_ULL(34)	/* PMSFCR.ST */
 #define ARM_SPE_CFG_DISCARD		BIT_ULL(35)	/* PMBLIMITR.FM */
+/* FEAT_SPE_EFT: more operation types, and masks that AND a type in */
+#define ARM_SPE_CFG_BRANCH_MASK		BIT_ULL(36)	/* PMSFCR.Bm */
+#define ARM_SPE_CFG_LOAD_MASK		BIT_ULL(37)	/* PMSFCR.LDm */
+#define ARM_SPE_CFG_STORE_MASK		BIT_ULL(38)	/* PMSFCR.STm */
+#define ARM_SPE_CFG_SIMD		BIT_ULL(39)	/* PMSFCR.SIMD */
+#define ARM_SPE_CFG_SIMD_MASK		BIT_ULL(40)	/* PMSFCR.SIMDm */
+#define ARM_SPE_CFG_FLOAT		BIT_ULL(41)	/* PMSFCR.FP */
+#define ARM_SPE_CFG_FLOAT_MASK		BIT_ULL(42)	/* PMSFCR.FPm */
+#define ARM_SPE_CFG_EFT			GENMASK_ULL(42, 36)
 #define ARM_SPE_CFG_ALL			(ARM_SPE_CFG_TS | ARM_SPE_CFG_PA |	\
 					 ARM_SPE_CFG_PCT | ARM_SPE_CFG_JITTER |	\
 					 ARM_SPE_CFG_BRANCH | ARM_SPE_CFG_LOAD |	\
-					 ARM_SPE_CFG_STORE | ARM_SPE_CFG_DISCARD)
-#define ARM_SPE_CFG_TYPES		(ARM_SPE_CFG_BRANCH | ARM_SPE_CFG_LOAD |	\
-					 ARM_SPE_CFG_STORE)
+					 ARM_SPE_CFG_STORE | ARM_SPE_CFG_DISCARD |	\
+					 ARM_SPE_CFG_EFT)
 /* config1 is PMSEVFR_EL1, config3 is PMSNEVFR_EL1, config2 holds MINLAT */
 #define ARM_SPE_CFG2_MINLAT		GENMASK_ULL(11, 0)
 
@@ -69,6 +77,21 @@
 #define ARM_SPE_FEAT_ARCH_INST		BIT(4)	/* samples instructions, not uops */
 #define ARM_SPE_FEAT_ERND		BIT(5)	/* exact random interval */
 #define ARM_SPE_FEAT_DISCARD		BIT(6)	/* PMBLIMITR.FM discard, SPEv1p2 */
+#define ARM_SPE_FEAT_EFT		BIT(7)	/* extended operation type filter */
+
+/*
+ * FEAT_SPE_EFT's fields, which this kernel's arch/arm64/tools/sysreg
+ * predates; their positions are those of the Arm ARM (PMSIDR_EL1 bit 26,
+ * PMSFCR_EL1 bits 19-20 and 48-52).
+ */
+#define ARM_SPE_PMSIDR_EFT		BIT_ULL(26)
+#define ARM_SPE_PMSFCR_FP		BIT_ULL(19)
+#define ARM_SPE_PMSFCR_SIMD		BIT_ULL(20)
+#define ARM_SPE_PMSFCR_BM		BIT_ULL(48)
+#define ARM_SPE_PMSFCR_LDM		BIT_ULL(49)
+#define ARM_SPE_PMSFCR_STM		BIT_ULL(50)
+#define ARM_SPE_PMSFCR_FPM		BIT_ULL(51)
+#define ARM_SPE_PMSFCR_SIMDM		BIT_ULL(52)
 
 /* Our bit of hw.flags: the opener may see kernel-level information */
 #define ARM_SPE_HW_PRIVILEGED		BIT(0)
@@ -76,8 +99,12 @@
 /* PMSCR_ELx.PCT value selecting the physical counter (EL1 and EL2 agree) */
 #define ARM_SPE_PMSCR_PCT_PHYS		1
 
-/* The widest interval PMSIRR_EL1.INTERVAL holds */
+/*
+ * PMSIRR_EL1.INTERVAL holds bits [31:8] of the interval and must not be
+ * zero: intervals are multiples of 256, from 256 to this.
+ */
 #define ARM_SPE_MAX_PERIOD		PMSIRR_EL1_INTERVAL_MASK
+#define ARM_SPE_PERIOD_GRANULE		256
 
 /**
  * struct arm_spe_pmu_caps - what one SPE implementation offers
@@ -174,6 +201,13 @@ PMU_FORMAT_ATTR(branch_filter, "config:32");
 PMU_FORMAT_ATTR(load_filter, "config:33");
 PMU_FORMAT_ATTR(store_filter, "config:34");
 PMU_FORMAT_ATTR(discard, "config:35");
+PMU_FORMAT_ATTR(branch_filter_mask, "config:36");
+PMU_FORMAT_ATTR(load_filter_mask, "config:37");
+PMU_FORMAT_ATTR(store_filter_mask, "config:38");
+PMU_FORMAT_ATTR(simd_filter, "config:39");
+PMU_FORMAT_ATTR(simd_filter_mask, "config:40");
+PMU_FORMAT_ATTR(float_filter, "config:41");
+PMU_FORMAT_ATTR(float_filter_mask, "config:42");
 PMU_FORMAT_ATTR(event_filter, "config1:0-63");
 PMU_FORMAT_ATTR(min_latency, "config2:0-11");
 PMU_FORMAT_ATTR(inv_event_filter, "config3:0-63");
@@ -187,26 +221,37 @@ static struct attribute *arm_spe_pmu_format_attrs[] = {
 	&format_attr_load_filter.attr,
 	&format_attr_store_filter.attr,
 	&format_attr_discard.attr,
+	&format_attr_branch_filter_mask.attr,
+	&format_attr_load_filter_mask.attr,
+	&format_attr_store_filter_mask.attr,
+	&format_attr_simd_filter.attr,
+	&format_attr_simd_filter_mask.attr,
+	&format_attr_float_filter.attr,
+	&format_attr_float_filter_mask.attr,
 	&format_attr_event_filter.attr,
 	&format_attr_min_latency.attr,
 	&format_attr_inv_event_filter.attr,
 	NULL,
 };
 
-/* A format the hardware cannot honour is not shown (and is refused) */
-static umode_t arm_spe_pmu_format_visible(struct kobject *kobj,
-					  struct attribute *attr, int unused)
+/* The feature a format needs; 0 for those every SPE has */
+static u32 arm_spe_pmu_format_needs(const struct attribute *attr)
 {
-	struct device *dev = kobj_to_dev(kobj);
-	struct arm_spe_pmu *spe = to_arm_spe_pmu(dev_get_drvdata(dev));
 	static const struct {
-		struct attribute *attr;
+		const struct attribute *attr;
 		u32 feature;
 	} needs[] = {
 		{ &format_attr_discard.attr, ARM_SPE_FEAT_DISCARD },
 		{ &format_attr_branch_filter.attr, ARM_SPE_FEAT_FT },
 		{ &format_attr_load_filter.attr, ARM_SPE_FEAT_FT },
 		{ &format_attr_store_filter.attr, ARM_SPE_FEAT_FT },
+		{ &format_attr_branch_filter_mask.attr, ARM_SPE_FEAT_EFT },
+		{ &format_attr_load_filter_mask.attr, ARM_SPE_FEAT_EFT },
+		{ &format_attr_store_filter_mask.attr, ARM_SPE_FEAT_EFT },
+		{ &format_attr_simd_filter.attr, ARM_SPE_FEAT_EFT },
+		{ &format_attr_simd_filter_mask.attr, ARM_SPE_FEAT_EFT },
+		{ &format_attr_float_filter.attr, ARM_SPE_FEAT_EFT },
+		{ &format_attr_float_filter_mask.attr, ARM_SPE_FEAT_EFT },
 		{ &format_attr_event_filter.attr, ARM_SPE_FEAT_FE },
 		{ &format_attr_min_latency.attr, ARM_SPE_FEAT_FL },
 		{ &format_attr_inv_event_filter.attr, ARM_SPE_FEAT_FNE },
@@ -214,9 +259,20 @@ static umode_t arm_spe_pmu_format_visible(struct kobject *kobj,
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(needs); i++)
-		if (needs[i].attr == attr && !(spe->caps.features & needs[i].feature))
-			return 0;
-	return attr->mode;
+		if (needs[i].attr == attr)
+			return needs[i].feature;
+	return 0;
+}
+
+/* A format the hardware cannot honour is not shown (and is refused) */
+static umode_t arm_spe_pmu_format_visible(struct kobject *kobj,
+					  struct attribute *attr, int unused)
+{
+	struct device *dev = kobj_to_dev(kobj);
+	struct arm_spe_pmu *spe = to_arm_spe_pmu(dev_get_drvdata(dev));
+	u32 needs = arm_spe_pmu_format_needs(attr);
+
+	return (spe->caps.features & needs) == needs ? attr->mode : 0;
 }
 
 static const struct attribute_group arm_spe_pmu_format_group = {
@@ -230,9 +286,10 @@ enum arm_spe_pmu_cap {
 	ARM_SPE_CAP_ERND,
 	ARM_SPE_CAP_COUNT_SIZE,
 	ARM_SPE_CAP_MIN_INTERVAL,
+	ARM_SPE_CAP_EVENT_FILTER,
 };
 
-static u32 arm_spe_pmu_cap_value(const struct arm_spe_pmu_caps *caps,
+static u64 arm_spe_pmu_cap_value(const struct arm_spe_pmu_caps *caps,
 				 enum arm_spe_pmu_cap cap)
 {
 	switch (cap) {
@@ -244,6 +301,9 @@ static u32 arm_spe_pmu_cap_value(const struct arm_spe_pmu_caps *caps,
 		return caps->count_size;
 	case ARM_SPE_CAP_MIN_INTERVAL:
 		return caps->min_interval;
+	case ARM_SPE_CAP_EVENT_FILTER:
+		/* The PMSEVFR_EL1 bits event_filter may set */
+		return ~caps->evfr_res0;
 	}
 	return 0;
 }
@@ -254,8 +314,12 @@ static ssize_t arm_spe_pmu_cap_show(struct device *dev,
 	struct arm_spe_pmu *spe = to_arm_spe_pmu(dev_get_drvdata(dev));
 	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute, attr);
 	enum arm_spe_pmu_cap cap = (unsigned long)ea->var;
+	u64 val = arm_spe_pmu_cap_value(&spe->caps, cap);
 
-	return sysfs_emit(buf, "%u\n", arm_spe_pmu_cap_value(&spe->caps, cap));
+	/* A bit mask reads best in hex, as perf's event_filter is written */
+	if (cap == ARM_SPE_CAP_EVENT_FILTER)
+		return sysfs_emit(buf, "0x%llx\n", val);
+	return sysfs_emit(buf, "%llu\n", val);
 }
 
 #define ARM_SPE_CAP_ATTR(_name, _cap)						\
@@ -268,11 +332,28 @@ static struct attribute *arm_spe_pmu_caps_attrs[] = {
 	ARM_SPE_CAP_ATTR(ernd, ARM_SPE_CAP_ERND),
 	ARM_SPE_CAP_ATTR(count_size, ARM_SPE_CAP_COUNT_SIZE),
 	ARM_SPE_CAP_ATTR(min_interval, ARM_SPE_CAP_MIN_INTERVAL),
+	ARM_SPE_CAP_ATTR(event_filter, ARM_SPE_CAP_EVENT_FILTER),
 	NULL,
 };
 
+/* event_filter, like the format of that name, only where FE exists */
+static umode_t arm_spe_pmu_caps_visible(struct kobject *kobj,
+					struct attribute *attr, int unused)
+{
+	struct device *dev = kobj_to_dev(kobj);
+	struct arm_spe_pmu *spe = to_arm_spe_pmu(dev_get_drvdata(dev));
+	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute,
+						    attr.attr);
+
+	if ((unsigned long)ea->var == ARM_SPE_CAP_EVENT_FILTER &&
+	    !(spe->caps.features & ARM_SPE_FEAT_FE))
+		return 0;
+	return attr->mode;
+}
+
 static const struct attribute_group arm_spe_pmu_caps_group = {
 	.name = "caps",
+	.is_visible = arm_spe_pmu_caps_visible,
 	.attrs = arm_spe_pmu_caps_attrs,
 };
 
@@ -351,27 +432,55 @@ static void arm_spe_pmu_hw_program_sampling(const struct arm_spe_pmu_caps *caps,
 
 /* Pure translations, unit-tested by arm_spe_pmu_test.c */
 
+/* The features an event's parameters need */
+static u32 arm_spe_pmu_attr_needs(const struct perf_event_attr *attr)
+{
+	static const struct {
+		u64 config;
+		u32 feature;
+	} needs[] = {
+		{ ARM_SPE_CFG_DISCARD, ARM_SPE_FEAT_DISCARD },
+		{ ARM_SPE_CFG_BRANCH | ARM_SPE_CFG_LOAD | ARM_SPE_CFG_STORE, ARM_SPE_FEAT_FT },
+		{ ARM_SPE_CFG_EFT, ARM_SPE_FEAT_FT | ARM_SPE_FEAT_EFT },
+	};
+	u32 feat = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(needs); i++)
+		if (attr->config & needs[i].config)
+			feat |= needs[i].feature;
+	if (attr->config1)
+		feat |= ARM_SPE_FEAT_FE;
+	if (attr->config2)
+		feat |= ARM_SPE_FEAT_FL;
+	if (attr->config3)
+		feat |= ARM_SPE_FEAT_FNE;
+	return feat;
+}
+
 /**
  * arm_spe_pmu_check_attr() - refuse what this SPE cannot record as asked
  * @caps: the implementation's capabilities
  * @attr: the requested attributes
  *
  * Privilege is checked by the caller; this only looks at the hardware.
+ * A period below the recommended minimum interval is accepted, as Linux
+ * has done since v6.17: see arm_spe_pmu_interval().
  *
- * Return: 0; -EINVAL for frequency mode, a missing or out of range period
- * and unknown bits; -EOPNOTSUPP for what this implementation lacks (a
- * filter, discard mode, idle exclusion, branch stacks).
+ * Return: 0; -EINVAL for frequency mode, no period or one above the
+ * widest interval, and unknown bits; -EOPNOTSUPP for what this
+ * implementation lacks (a filter, discard mode, event filter bits its
+ * version cannot filter on, idle exclusion, branch stacks).
  */
 static int arm_spe_pmu_check_attr(const struct arm_spe_pmu_caps *caps,
 				  const struct perf_event_attr *attr)
 {
-	u32 feat = caps->features;
+	u32 needs = arm_spe_pmu_attr_needs(attr);
 
 	/* The interval counts operations: there is no rate to aim at */
 	if (attr->freq)
 		return -EINVAL;
-	if (attr->sample_period < caps->min_interval ||
-	    attr->sample_period > ARM_SPE_MAX_PERIOD)
+	if (!attr->sample_period || attr->sample_period > ARM_SPE_MAX_PERIOD)
 		return -EINVAL;
 	if ((attr->config & ~ARM_SPE_CFG_ALL) || (attr->config2 & ~ARM_SPE_CFG2_MINLAT))
 		return -EINVAL;
@@ -380,17 +489,65 @@ static int arm_spe_pmu_check_attr(const struct arm_spe_pmu_caps *caps,
 		return -EOPNOTSUPP;
 	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP;
-	if ((attr->config & ARM_SPE_CFG_DISCARD) && !(feat & ARM_SPE_FEAT_DISCARD))
+	if ((caps->features & needs) != needs)
 		return -EOPNOTSUPP;
-	if ((attr->config & ARM_SPE_CFG_TYPES) && !(feat & ARM_SPE_FEAT_FT))
-		return -EOPNOTSUPP;
-	if (attr->config1 && (!(feat & ARM_SPE_FEAT_FE) || (attr->config1 & caps->evfr_res0)))
-		return -EOPNOTSUPP;
-	if (attr->config3 && (!(feat & ARM_SPE_FEAT_FNE) || (attr->config3 & caps->evfr_res0)))
-		return -EOPNOTSUPP;
-	if (attr->config2 && !(feat & ARM_SPE_FEAT_FL))
+	if ((attr->config1 | attr->config3) & caps->evfr_res0)
 		return -EOPNOTSUPP;
 	return 0;
+}
+
+/**
+ * arm_spe_pmu_interval() - the sampling interval a period programs
+ * @period: the event's sample period, at most ARM_SPE_MAX_PERIOD
+ *
+ * PMSIRR_EL1.INTERVAL drops the low eight bits of the period, and must
+ * not be zero. A period below the implementation's recommended minimum
+ * (caps/min_interval) is kept, not raised to it: the recommendation is
+ * set before the silicon exists and may be conservative, so users may
+ * try shorter intervals (at the risk of collisions and a faster filling
+ * buffer). Only what the register cannot hold is rounded: up to 256.
+ *
+ * Return: the INTERVAL field's value, in place.
+ */
+static u64 arm_spe_pmu_interval(u64 period)
+{
+	return max_t(u64, period & PMSIRR_EL1_INTERVAL_MASK, ARM_SPE_PERIOD_GRANULE);
+}
+
+/* perf_event_attr::config type filter bits and the PMSFCR_EL1 bits they set */
+static const struct {
+	u64 config;
+	u64 pmsfcr;
+} arm_spe_pmu_type_filters[] = {
+	{ ARM_SPE_CFG_BRANCH, PMSFCR_EL1_B },
+	{ ARM_SPE_CFG_LOAD, PMSFCR_EL1_LD },
+	{ ARM_SPE_CFG_STORE, PMSFCR_EL1_ST },
+	{ ARM_SPE_CFG_BRANCH_MASK, ARM_SPE_PMSFCR_BM },
+	{ ARM_SPE_CFG_LOAD_MASK, ARM_SPE_PMSFCR_LDM },
+	{ ARM_SPE_CFG_STORE_MASK, ARM_SPE_PMSFCR_STM },
+	{ ARM_SPE_CFG_SIMD, ARM_SPE_PMSFCR_SIMD },
+	{ ARM_SPE_CFG_SIMD_MASK, ARM_SPE_PMSFCR_SIMDM },
+	{ ARM_SPE_CFG_FLOAT, ARM_SPE_PMSFCR_FP },
+	{ ARM_SPE_CFG_FLOAT_MASK, ARM_SPE_PMSFCR_FPM },
+};
+
+/*
+ * PMSFCR_EL1: FT enables the type filter as soon as one type bit or mask
+ * is set. A mask alone is meaningful with EFT: Bm with B clear keeps
+ * what is not a branch.
+ */
+static u64 arm_spe_pmu_pmsfcr(const struct perf_event_attr *attr)
+{
+	u64 types = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(arm_spe_pmu_type_filters); i++)
+		if (attr->config & arm_spe_pmu_type_filters[i].config)
+			types |= arm_spe_pmu_type_filters[i].pmsfcr;
+	return types | FIELD_PREP(PMSFCR_EL1_FT, !!types) |
+	       FIELD_PREP(PMSFCR_EL1_FE, !!attr->config1) |
+	       FIELD_PREP(PMSFCR_EL1_FnE, !!attr->config3) |
+	       FIELD_PREP(PMSFCR_EL1_FL, !!attr->config2);
 }
 
 /**
@@ -414,18 +571,11 @@ static void arm_spe_pmu_attr_to_regs(const struct perf_event_attr *attr,
 		      FIELD_PREP(PMSCR_EL1_PA, !!(cfg & ARM_SPE_CFG_PA)) |
 		      FIELD_PREP(PMSCR_EL1_PCT, (cfg & ARM_SPE_CFG_PCT) ?
 				 ARM_SPE_PMSCR_PCT_PHYS : 0);
-	regs->pmsfcr = FIELD_PREP(PMSFCR_EL1_FE, !!attr->config1) |
-		       FIELD_PREP(PMSFCR_EL1_FnE, !!attr->config3) |
-		       FIELD_PREP(PMSFCR_EL1_FL, !!attr->config2) |
-		       FIELD_PREP(PMSFCR_EL1_FT, !!(cfg & ARM_SPE_CFG_TYPES)) |
-		       FIELD_PREP(PMSFCR_EL1_B, !!(cfg & ARM_SPE_CFG_BRANCH)) |
-		       FIELD_PREP(PMSFCR_EL1_LD, !!(cfg & ARM_SPE_CFG_LOAD)) |
-		       FIELD_PREP(PMSFCR_EL1_ST, !!(cfg & ARM_SPE_CFG_STORE));
+	regs->pmsfcr = arm_spe_pmu_pmsfcr(attr);
 	regs->pmsevfr = attr->config1;
 	regs->pmsnevfr = attr->config3;
 	regs->pmslatfr = FIELD_PREP(PMSLATFR_EL1_MINLAT, attr->config2);
-	/* INTERVAL holds bits [31:8] of the period: lower bits are dropped */
-	regs->pmsirr = (attr->sample_period & PMSIRR_EL1_INTERVAL_MASK) |
+	regs->pmsirr = arm_spe_pmu_interval(attr->sample_period) |
 		       FIELD_PREP(PMSIRR_EL1_RND, !!(cfg & ARM_SPE_CFG_JITTER));
 	regs->pmblimitr_fm = FIELD_PREP(PMBLIMITR_EL1_FM, (cfg & ARM_SPE_CFG_DISCARD) ?
 					PMBLIMITR_EL1_FM_DISCARD : PMBLIMITR_EL1_FM_FILL);
@@ -788,6 +938,11 @@ static int arm_spe_pmu_event_init(struct perf_event *event)
 	ret = arm_spe_pmu_check_attr(&spe->caps, attr);
 	if (ret)
 		return ret;
+	if (attr->sample_period < spe->caps.min_interval)
+		dev_warn_ratelimited(&spe->pdev->dev,
+				     "period %llu below the recommended minimum interval %u: sampling every %llu operations\n",
+				     attr->sample_period, spe->caps.min_interval,
+				     arm_spe_pmu_interval(attr->sample_period));
 	/* Physical addresses and the physical counter are kernel information */
 	if (attr->config & (ARM_SPE_CFG_PA | ARM_SPE_CFG_PCT)) {
 		ret = perf_allow_kernel();
@@ -833,6 +988,7 @@ static void arm_spe_pmu_caps_from_regs(u32 pmsver, u64 pmsidr, u64 pmbidr,
 		{ PMSIDR_EL1_FnE, ARM_SPE_FEAT_FNE },
 		{ PMSIDR_EL1_ARCHINST, ARM_SPE_FEAT_ARCH_INST },
 		{ PMSIDR_EL1_ERND, ARM_SPE_FEAT_ERND },
+		{ ARM_SPE_PMSIDR_EFT, ARM_SPE_FEAT_EFT },
 	};
 	u32 interval = FIELD_GET(PMSIDR_EL1_INTERVAL_MASK, pmsidr);
 	int i;

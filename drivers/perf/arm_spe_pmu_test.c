@@ -12,7 +12,7 @@
 
 #include <kunit/test.h>
 
-/* PMSIDR_EL1 of our QEMU's -cpu max: FE FT FL ArchInst FnE, 256, 64 B, 12 bit */
+/* PMSIDR_EL1 of our QEMU's -cpu max: FE FT FL ArchInst FnE EFT, 256, 64 B, 12 bit */
 #define TEST_PMSIDR_FULL	0x0402604fULL
 /* An early implementation: no FnE, no latency filter, interval 1024 */
 #define TEST_PMSIDR_SMALL	0x0002640bULL
@@ -40,8 +40,12 @@ static void arm_spe_test_caps_decode(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, caps.count_size, 12);
 	KUNIT_EXPECT_EQ(test, caps.features,
 			ARM_SPE_FEAT_FE | ARM_SPE_FEAT_FT | ARM_SPE_FEAT_FL |
-			ARM_SPE_FEAT_FNE | ARM_SPE_FEAT_ARCH_INST | ARM_SPE_FEAT_DISCARD);
+			ARM_SPE_FEAT_FNE | ARM_SPE_FEAT_ARCH_INST | ARM_SPE_FEAT_DISCARD |
+			ARM_SPE_FEAT_EFT);
 	KUNIT_EXPECT_EQ(test, caps.evfr_res0, PMSEVFR_EL1_RES0_V1P2);
+	/* SPEv1p2 filters on events 1, 3, 5-7, 11-15, 17, 18, 24-31 and 48-63 */
+	KUNIT_EXPECT_EQ(test, arm_spe_pmu_cap_value(&caps, ARM_SPE_CAP_EVENT_FILTER),
+			0xffff0000ff06f8eaULL);
 	KUNIT_EXPECT_EQ(test, arm_spe_pmu_cap_value(&caps, ARM_SPE_CAP_ARCH_INST), 1);
 	KUNIT_EXPECT_EQ(test, arm_spe_pmu_cap_value(&caps, ARM_SPE_CAP_ERND), 0);
 	KUNIT_EXPECT_EQ(test, arm_spe_pmu_cap_value(&caps, ARM_SPE_CAP_MIN_INTERVAL), 256);
@@ -54,7 +58,10 @@ static void arm_spe_test_caps_decode(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, caps.count_size, 16);
 	KUNIT_EXPECT_EQ(test, arm_spe_pmu_cap_value(&caps, ARM_SPE_CAP_ERND), 1);
 	KUNIT_EXPECT_FALSE(test, caps.features & ARM_SPE_FEAT_DISCARD);
+	KUNIT_EXPECT_FALSE(test, caps.features & ARM_SPE_FEAT_EFT);
 	KUNIT_EXPECT_EQ(test, caps.evfr_res0, PMSEVFR_EL1_RES0_IMP);
+	KUNIT_EXPECT_EQ(test, arm_spe_pmu_cap_value(&caps, ARM_SPE_CAP_EVENT_FILTER),
+			~PMSEVFR_EL1_RES0_IMP);
 
 	/* A reserved interval encoding falls back to the largest */
 	test_caps(&caps, ID_AA64DFR0_EL1_PMSVer_V1P1, 0x00026107ULL, 0);
@@ -69,15 +76,20 @@ static const struct arm_spe_check_case {
 	int err;
 } arm_spe_check_cases[] = {
 	{ "default", 0, 0, 0, 0, 256, .err = 0 },
-	{ "every_format", GENMASK_ULL(2, 0) | BIT_ULL(16) | GENMASK_ULL(35, 32),
+	{ "every_format", GENMASK_ULL(2, 0) | BIT_ULL(16) | GENMASK_ULL(42, 32),
 	  BIT_ULL(1), 0xfff, BIT_ULL(3), 4096, .err = 0 },
 	{ "freq", 0, 0, 0, 0, 4000, .freq = true, .err = -EINVAL },
 	{ "no_period", 0, 0, 0, 0, 0, .err = -EINVAL },
-	{ "below_min_interval", 0, 0, 0, 0, 255, .err = -EINVAL },
+	/* Below the recommended minimum is allowed since v6.17 */
+	{ "below_min_interval", 0, 0, 0, 0, 255, .err = 0 },
+	{ "period_one", 0, 0, 0, 0, 1, .err = 0 },
 	{ "max_interval", 0, 0, 0, 0, 0xffffff00ULL, .err = 0 },
 	{ "above_max_interval", 0, 0, 0, 0, 0x100000000ULL, .err = -EINVAL },
 	{ "unknown_config_bit", BIT_ULL(3), 0, 0, 0, 256, .err = -EINVAL },
 	{ "unknown_config_high", BIT_ULL(63), 0, 0, 0, 256, .err = -EINVAL },
+	{ "unknown_config_past_eft", BIT_ULL(43), 0, 0, 0, 256, .err = -EINVAL },
+	{ "eft_mask_alone", BIT_ULL(36), 0, 0, 0, 256, .err = 0 },
+	{ "eft_simd_float", BIT_ULL(39) | BIT_ULL(41), 0, 0, 0, 256, .err = 0 },
 	{ "min_latency_too_wide", 0, 0, 0x1000, 0, 256, .err = -EINVAL },
 	{ "exclude_idle", 0, 0, 0, 0, 256, .exclude_idle = true, .err = -EOPNOTSUPP },
 	{ "branch_stack", 0, 0, 0, 0, 256, .branch_stack = true, .err = -EOPNOTSUPP },
@@ -85,7 +97,10 @@ static const struct arm_spe_check_case {
 	{ "nevfr_res0_bit", 0, 0, 0, BIT_ULL(40), 256, .err = -EOPNOTSUPP },
 	/* The small implementation: PMSVer 1, no FL, no FnE, interval 1024 */
 	{ "small_default", 0, 0, 0, 0, 1024, .small = true, .err = 0 },
-	{ "small_below_min", 0, 0, 0, 0, 768, .small = true, .err = -EINVAL },
+	{ "small_below_min", 0, 0, 0, 0, 768, .small = true, .err = 0 },
+	{ "small_no_eft_mask", BIT_ULL(37), 0, 0, 0, 1024, .small = true, .err = -EOPNOTSUPP },
+	{ "small_no_eft_simd", BIT_ULL(39), 0, 0, 0, 1024, .small = true, .err = -EOPNOTSUPP },
+	{ "small_no_eft_float", BIT_ULL(41), 0, 0, 0, 1024, .small = true, .err = -EOPNOTSUPP },
 	{ "small_no_discard", BIT_ULL(35), 0, 0, 0, 1024, .small = true, .err = -EOPNOTSUPP },
 	{ "small_no_fl", 0, 0, 1, 0, 1024, .small = true, .err = -EOPNOTSUPP },
 	{ "small_no_fne", 0, 0, 0, BIT_ULL(1), 1024, .small = true, .err = -EOPNOTSUPP },
@@ -201,6 +216,106 @@ static void arm_spe_test_regs_interval(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, regs.pmblimitr_fm, 0x4);
 }
 
+/*
+ * Periods below the recommended minimum are kept (Linux v6.17 on): only
+ * what INTERVAL cannot hold changes, the low byte dropped and a zero
+ * interval raised to 256.
+ */
+static void arm_spe_test_regs_short_interval(struct kunit *test)
+{
+	static const struct {
+		u64 period, pmsirr;
+	} cases[] = {
+		{ 1, 0x100 }, { 255, 0x100 }, { 256, 0x100 }, { 511, 0x100 },
+		{ 512, 0x200 }, { 768, 0x300 },
+	};
+	struct perf_event_attr attr;
+	struct arm_spe_pmu_regs regs;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		test_attr(&attr, cases[i].period);
+		arm_spe_pmu_attr_to_regs(&attr, false, &regs);
+		KUNIT_EXPECT_EQ_MSG(test, regs.pmsirr, cases[i].pmsirr,
+				    "period %llu", cases[i].period);
+	}
+}
+
+/* FEAT_SPE_EFT: each parameter its PMSFCR_EL1 bit, and FT with any */
+static void arm_spe_test_regs_eft(struct kunit *test)
+{
+	static const struct {
+		u64 config, pmsfcr;
+	} cases[] = {
+		{ ARM_SPE_CFG_BRANCH_MASK, BIT_ULL(48) | BIT_ULL(1) },
+		{ ARM_SPE_CFG_LOAD_MASK, BIT_ULL(49) | BIT_ULL(1) },
+		{ ARM_SPE_CFG_STORE_MASK, BIT_ULL(50) | BIT_ULL(1) },
+		{ ARM_SPE_CFG_SIMD, BIT_ULL(20) | BIT_ULL(1) },
+		{ ARM_SPE_CFG_SIMD_MASK, BIT_ULL(52) | BIT_ULL(1) },
+		{ ARM_SPE_CFG_FLOAT, BIT_ULL(19) | BIT_ULL(1) },
+		{ ARM_SPE_CFG_FLOAT_MASK, BIT_ULL(51) | BIT_ULL(1) },
+		/* store AND SIMD, as perf-arm-spe(1) spells it */
+		{ ARM_SPE_CFG_STORE | ARM_SPE_CFG_SIMD | ARM_SPE_CFG_STORE_MASK |
+		  ARM_SPE_CFG_SIMD_MASK, 0x0014000000140002ULL },
+		{ GENMASK_ULL(42, 32), 0x001f0000001f0002ULL },
+	};
+	struct perf_event_attr attr;
+	struct arm_spe_pmu_regs regs;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		test_attr(&attr, 256);
+		attr.config = cases[i].config;
+		arm_spe_pmu_attr_to_regs(&attr, false, &regs);
+		KUNIT_EXPECT_EQ_MSG(test, regs.pmsfcr, cases[i].pmsfcr,
+				    "config 0x%llx", cases[i].config);
+	}
+}
+
+/* format_names CAPS BUF: the format/ entries shown for an implementation */
+static void test_format_names(const struct arm_spe_pmu_caps *caps, char *buf, size_t len)
+{
+	struct attribute **a;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (a = arm_spe_pmu_format_attrs; *a; a++) {
+		u32 needs = arm_spe_pmu_format_needs(*a);
+
+		if ((caps->features & needs) == needs)
+			n += scnprintf(buf + n, len - n, "%s ", (*a)->name);
+	}
+}
+
+/* Every format is shown where the hardware has what it programs */
+static void arm_spe_test_format_visibility(struct kunit *test)
+{
+	struct arm_spe_pmu_caps caps;
+	char *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	test_caps(&caps, ID_AA64DFR0_EL1_PMSVer_V1P2, TEST_PMSIDR_FULL, 0);
+	test_format_names(&caps, buf, 512);
+	KUNIT_EXPECT_STREQ(test, buf,
+			   "ts_enable pa_enable pct_enable jitter branch_filter load_filter "
+			   "store_filter discard branch_filter_mask load_filter_mask "
+			   "store_filter_mask simd_filter simd_filter_mask float_filter "
+			   "float_filter_mask event_filter min_latency inv_event_filter ");
+
+	/* SPEv1p1 of the same: no discard, FnE or EFT */
+	test_caps(&caps, ID_AA64DFR0_EL1_PMSVer_V1P1, TEST_PMSIDR_FULL &
+		  ~(PMSIDR_EL1_FnE | ARM_SPE_PMSIDR_EFT), 0);
+	test_format_names(&caps, buf, 512);
+	KUNIT_EXPECT_STREQ(test, buf,
+			   "ts_enable pa_enable pct_enable jitter branch_filter load_filter "
+			   "store_filter event_filter min_latency ");
+
+	/* No filters at all */
+	test_caps(&caps, ID_AA64DFR0_EL1_PMSVer_IMP, 0x08, 0);
+	test_format_names(&caps, buf, 512);
+	KUNIT_EXPECT_STREQ(test, buf, "ts_enable pa_enable pct_enable jitter ");
+}
+
 #define TP	PAGE_SIZE
 
 static const struct arm_spe_window_case {
@@ -308,6 +423,9 @@ static struct kunit_case arm_spe_pmu_test_cases[] = {
 	KUNIT_CASE(arm_spe_test_regs_pmscr),
 	KUNIT_CASE(arm_spe_test_regs_filters),
 	KUNIT_CASE(arm_spe_test_regs_interval),
+	KUNIT_CASE(arm_spe_test_regs_short_interval),
+	KUNIT_CASE(arm_spe_test_regs_eft),
+	KUNIT_CASE(arm_spe_test_format_visibility),
 	KUNIT_CASE_PARAM(arm_spe_test_window, arm_spe_window_gen_params),
 	KUNIT_CASE_PARAM(arm_spe_test_pmbsr, arm_spe_pmbsr_gen_params),
 	{}
