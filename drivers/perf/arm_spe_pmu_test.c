@@ -272,48 +272,64 @@ static void arm_spe_test_regs_eft(struct kunit *test)
 	}
 }
 
-/* format_names CAPS BUF: the format/ entries shown for an implementation */
-static void test_format_names(const struct arm_spe_pmu_caps *caps, char *buf, size_t len)
+/* Which format/ entries an SPEv1p2 with EFT, an SPEv1p1 and a bare SPE show */
+static const struct {
+	const char *name;
+	bool v1p2, v1p1, bare;
+} arm_spe_format_shown[] = {
+	{ "ts_enable", true, true, true },
+	{ "pa_enable", true, true, true },
+	{ "pct_enable", true, true, true },
+	{ "jitter", true, true, true },
+	{ "branch_filter", true, true, false },
+	{ "load_filter", true, true, false },
+	{ "store_filter", true, true, false },
+	{ "discard", true, false, false },
+	{ "branch_filter_mask", true, false, false },
+	{ "load_filter_mask", true, false, false },
+	{ "store_filter_mask", true, false, false },
+	{ "simd_filter", true, false, false },
+	{ "simd_filter_mask", true, false, false },
+	{ "float_filter", true, false, false },
+	{ "float_filter_mask", true, false, false },
+	{ "event_filter", true, true, false },
+	{ "min_latency", true, true, false },
+	{ "inv_event_filter", true, false, false },
+};
+
+static bool test_format_shown(const struct arm_spe_pmu_caps *caps, const struct attribute *attr)
 {
-	struct attribute **a;
-	size_t n = 0;
+	u32 needs = arm_spe_pmu_format_needs(attr);
 
-	buf[0] = '\0';
-	for (a = arm_spe_pmu_format_attrs; *a; a++) {
-		u32 needs = arm_spe_pmu_format_needs(*a);
-
-		if ((caps->features & needs) == needs)
-			n += scnprintf(buf + n, len - n, "%s ", (*a)->name);
-	}
+	return (caps->features & needs) == needs;
 }
 
 /* Every format is shown where the hardware has what it programs */
 static void arm_spe_test_format_visibility(struct kunit *test)
 {
-	struct arm_spe_pmu_caps caps;
-	char *buf = kunit_kzalloc(test, 512, GFP_KERNEL);
+	struct arm_spe_pmu_caps v1p2, v1p1, bare;
+	struct attribute **a = arm_spe_pmu_format_attrs;
+	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, buf);
-	test_caps(&caps, ID_AA64DFR0_EL1_PMSVer_V1P2, TEST_PMSIDR_FULL, 0);
-	test_format_names(&caps, buf, 512);
-	KUNIT_EXPECT_STREQ(test, buf,
-			   "ts_enable pa_enable pct_enable jitter branch_filter load_filter "
-			   "store_filter discard branch_filter_mask load_filter_mask "
-			   "store_filter_mask simd_filter simd_filter_mask float_filter "
-			   "float_filter_mask event_filter min_latency inv_event_filter ");
-
-	/* SPEv1p1 of the same: no discard, FnE or EFT */
-	test_caps(&caps, ID_AA64DFR0_EL1_PMSVer_V1P1, TEST_PMSIDR_FULL &
+	test_caps(&v1p2, ID_AA64DFR0_EL1_PMSVer_V1P2, TEST_PMSIDR_FULL, 0);
+	/* The same at SPEv1p1: no discard, FnE or EFT */
+	test_caps(&v1p1, ID_AA64DFR0_EL1_PMSVer_V1P1, TEST_PMSIDR_FULL &
 		  ~(PMSIDR_EL1_FnE | ARM_SPE_PMSIDR_EFT), 0);
-	test_format_names(&caps, buf, 512);
-	KUNIT_EXPECT_STREQ(test, buf,
-			   "ts_enable pa_enable pct_enable jitter branch_filter load_filter "
-			   "store_filter event_filter min_latency ");
-
 	/* No filters at all */
-	test_caps(&caps, ID_AA64DFR0_EL1_PMSVer_IMP, 0x08, 0);
-	test_format_names(&caps, buf, 512);
-	KUNIT_EXPECT_STREQ(test, buf, "ts_enable pa_enable pct_enable jitter ");
+	test_caps(&bare, ID_AA64DFR0_EL1_PMSVer_IMP, PMSIDR_EL1_ARCHINST, 0);
+
+	for (i = 0; i < ARRAY_SIZE(arm_spe_format_shown); i++, a++) {
+		KUNIT_ASSERT_NOT_NULL(test, *a);
+		KUNIT_EXPECT_STREQ(test, (*a)->name, arm_spe_format_shown[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, test_format_shown(&v1p2, *a),
+				    arm_spe_format_shown[i].v1p2, "%s", (*a)->name);
+		KUNIT_EXPECT_EQ_MSG(test, test_format_shown(&v1p1, *a),
+				    arm_spe_format_shown[i].v1p1, "%s", (*a)->name);
+		KUNIT_EXPECT_EQ_MSG(test, test_format_shown(&bare, *a),
+				    arm_spe_format_shown[i].bare, "%s", (*a)->name);
+	}
+	/* and the table covers every format */
+	KUNIT_EXPECT_NULL(test, *a);
 }
 
 #define TP	PAGE_SIZE
