@@ -81,6 +81,14 @@ start_arm32_build() {
 	ARM32_BUILD=$!
 }
 
+# The base's own SPE driver (VARIANT=base: the pristine base, our config)
+# validates our QEMU's SPE model now that our driver replaces it. Its
+# source tree is its own, so it builds beside the debug kernel.
+start_base_build() {
+	(VARIANT=base "$HARNESS/kernel.sh" image > "$LOGS/build-base.log" 2>&1) &
+	BASE_BUILD=$!
+}
+
 # Quality and the series check build the kernel source tree on the host:
 # they run beside the debug boots, each of which keeps only one core busy,
 # queued by kernel.sh's lock on the source tree behind the background
@@ -113,6 +121,12 @@ finish_arm32_build() {
 	ARM32_INITRD=$(tail -n 1 "$LOGS/build-arm32.log")
 }
 
+# finish_base_build: BASE_IMAGE, or a failure counted
+finish_base_build() {
+	finish_build "$BASE_BUILD" base || return 1
+	BASE_IMAGE=$(tail -n 1 "$LOGS/build-base.log")
+}
+
 # finish_debug_build: DEBUG_IMAGE, or a failure counted and the debug
 # boots left out.
 finish_debug_build() {
@@ -139,10 +153,13 @@ debug_report() {
 START=$(date +%s)
 build_all
 start_debug_build
+start_base_build
 start_arm32_build
 host_suite qemu-bare "$HARNESS/qemu/test-bare.sh"
-guest_suite boot-max-vhe "" kunit selftests perftool perftest qemu-models kvm fuzz brbe spe spe-perftest
-guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool kvm brbe spe
+guest_suite boot-max-vhe "" kunit selftests perftool perftest spe-driver qemu-models kvm fuzz brbe spe-perftest
+guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool kvm brbe spe-driver spe
+# SPEv1p1: no discard, FnE or EFT, their formats hidden and refused
+guest_suite boot-max-spe-v1p1 "QEMU_CPU=max,x-spe-pmsver=2 APPEND=SPE_PMSVER=2" spe-driver
 guest_suite boot-max-pseudo-nmi "APPEND=irqchip.gicv3_pseudo_nmi=1" nmi selftests perftool
 guest_suite boot-cortex-a57 "QEMU_CPU=cortex-a57" kunit selftests perftool qemu-models brbe-absent
 # Two vCPUs: per-vCPU instruction counts. Cycles follow virtual time, which
@@ -180,6 +197,10 @@ if finish_arm32_build; then
 	# A 32-bit Arm kernel on the same CPU model in AArch32 (harness/arm32).
 	# No KUnit plan: our KUnit suites skip every case on a 32-bit kernel.
 	guest_suite boot-arm32 "KARCH=arm IMAGE=$ARM32_IMAGE INITRD=$ARM32_INITRD" arm32
+fi
+if finish_base_build; then
+	# The base's SPE driver and the perf tool read our QEMU's SPE model
+	guest_suite boot-base-spe "IMAGE=$BASE_IMAGE" spe spe-perftest
 fi
 finish_host_checks
 
