@@ -45,6 +45,6 @@ hash_inputs() {
 # overlay_files: the kernel paths this repository carries, one per line.
 overlay_files() {
 	(cd "$TOP" && git ls-files --cached --others --exclude-standard -- \
-		arch drivers include tools Documentation MAINTAINERS 2>/dev/null |
+		arch drivers include kernel tools Documentation MAINTAINERS 2>/dev/null |
 	 while read -r f; do [ -f "$f" ] && echo "$f"; done)
 }
