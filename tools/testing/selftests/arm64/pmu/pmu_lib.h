@@ -222,6 +222,30 @@ static inline int pmu_open(struct perf_event_attr *attr, int group_fd)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * perf_event_open() for this task and a ring buffer of data_bytes (a
+ * power of two pages) behind its user page. Returns the fd, with the
+ * mapping in *ring and its length in *len, or -1 having said why.
+ */
+static inline int pmu_open_ring(struct perf_event_attr *attr, size_t data_bytes,
+				void **ring, size_t *len)
+{
+	int fd = pmu_open(attr, -1);
+
+	if (fd < 0) {
+		ksft_print_msg("perf_event_open: %s\n", strerror(-fd));
+		return -1;
+	}
+	*len = data_bytes + sysconf(_SC_PAGESIZE);
+	*ring = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (*ring == MAP_FAILED) {
+		ksft_perror("mmap ring buffer");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* An attr counting only EL0, opened disabled. */
 static inline void pmu_attr_user(struct perf_event_attr *attr, uint32_t type,
 				 uint64_t config)

@@ -22,15 +22,13 @@
  * to 8 bytes, which makes every sample exactly H + 16 + (65512 - H) =
  * 65528 bytes: the largest multiple of 8 a record can have.
  */
-#include <sys/mman.h>
-
 #include "pmu_lib.h"
 
 #define PERIOD		100000UL
 /* 2.5 periods: overflows at 1 and 2 periods, half a period from the ends */
 #define ITERS		((PERIOD * 5 / 2 - PMU_WINDOW_OVERHEAD) / 2)
 /* Three of the largest records fit: no sample of the run is lost */
-#define DATA_PAGES_BYTES	(256 * 1024)
+#define DATA_BYTES	(256 * 1024)
 #define NR_REGS		33
 #define REG_PC		32
 #define MAX_RECORD	65528
@@ -113,9 +111,8 @@ static void walk(struct perf_event_mmap_page *pg, struct big_run *run)
 
 static int big_samples(struct big_run *run)
 {
-	size_t page = sysconf(_SC_PAGESIZE);
-	size_t len = DATA_PAGES_BYTES + page;
 	struct perf_event_attr attr;
+	size_t len;
 	void *ring;
 	long ret;
 	int fd;
@@ -128,17 +125,9 @@ static int big_samples(struct big_run *run)
 	attr.sample_regs_user = (1ULL << NR_REGS) - 1;
 	attr.sample_regs_intr = (1ULL << NR_REGS) - 1;
 	attr.sample_stack_user = MAX_RECORD;
-	fd = pmu_open(&attr, -1);
-	if (fd < 0) {
-		ksft_print_msg("perf_event_open: %s\n", strerror(-fd));
+	fd = pmu_open_ring(&attr, DATA_BYTES, &ring, &len);
+	if (fd < 0)
 		return -1;
-	}
-	ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (ring == MAP_FAILED) {
-		ksft_perror("mmap ring buffer");
-		close(fd);
-		return -1;
-	}
 	ret = pmu_run_ioctl(fd, 0, ITERS);
 	if (!ret)
 		walk(ring, run);

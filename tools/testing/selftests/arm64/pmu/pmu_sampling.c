@@ -100,7 +100,7 @@ static int parse_ring(struct perf_event_mmap_page *pg, size_t data_size,
 
 static int sample_loop(uint64_t config, struct sample_run *run)
 {
-	size_t page = sysconf(_SC_PAGESIZE), len = (DATA_PAGES + 1) * page;
+	size_t data_size = DATA_PAGES * sysconf(_SC_PAGESIZE), len;
 	struct perf_event_attr attr;
 	void *ring;
 	long ret;
@@ -111,20 +111,12 @@ static int sample_loop(uint64_t config, struct sample_run *run)
 	attr.sample_period = PERIOD;
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 			   PERF_SAMPLE_PERIOD;
-	fd = pmu_open(&attr, -1);
-	if (fd < 0) {
-		ksft_print_msg("perf_event_open: %s\n", strerror(-fd));
+	fd = pmu_open_ring(&attr, data_size, &ring, &len);
+	if (fd < 0)
 		return -1;
-	}
-	ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (ring == MAP_FAILED) {
-		ksft_perror("mmap ring buffer");
-		close(fd);
-		return -1;
-	}
 	ret = pmu_run_ioctl(fd, 0, ITERS);
 	run->count = pmu_read_count(fd);
-	if (ret || parse_ring(ring, DATA_PAGES * page, run))
+	if (ret || parse_ring(ring, data_size, run))
 		ret = -1;
 	munmap(ring, len);
 	close(fd);
