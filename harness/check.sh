@@ -33,17 +33,68 @@ host_suite() {
 	tally "$name"
 }
 
-# guest_suite NAME "ENV=..." PLAN...: boot with ENV and run the plans
-guest_suite() {
+# Guest suites run in lanes, two at a time by default (CHECK_LANES): a
+# boot keeps about one core busy (TCG), and under -icount what a guest
+# computes does not depend on what else the host runs, only how long it
+# takes. Each boot's console goes to its own log; the results are counted
+# in the order the suites were queued, each once every suite queued before
+# it has finished, so the output reads the same whatever the timing. The
+# time limit of a boot is twice qemu.sh's default: it is a backstop for a
+# hung guest, and a boot shares the machine with another and with builds.
+LANES=${CHECK_LANES:-2}
+BOOT_TIMEOUT=1800
+SUITES=()
+TALLIED=0
+
+# boot NAME "ENV=..." PLAN...: boot with ENV and run the plans
+boot() {
 	local name=$1 env=$2 plans cmd rc=0 stock=$PMU_QEMU_STOCK; shift 2
 	case " $env " in *" PMU_QEMU_STOCK=1 "*) stock=1 ;; esac
 	cmd="export PMU_QEMU_STOCK=$stock"
 	for plans in "$@" dmesg; do cmd+="; sh /plans/$plans.plan"; done
-	env $env "$HARNESS/qemu.sh" run "$cmd" > "$LOGS/$name.log" 2>&1 || rc=$?
+	# shellcheck disable=SC2086 # ENV is a list of VAR=value words
+	env TIMEOUT=$BOOT_TIMEOUT $env "$HARNESS/qemu.sh" run "$cmd" > "$LOGS/$name.log" 2>&1 ||
+		rc=$?
 	if [ $rc = 125 ]; then
 		echo "not ok 1 ${name}_guest_finished # crashed or timed out" >> "$LOGS/$name.log"
 	fi
-	tally "$name"
+}
+
+running_suites() {
+	local name n=0
+	for name in "${SUITES[@]}"; do
+		[ -e "$LOGS/.$name.done" ] || n=$((n + 1))
+	done
+	echo $n
+}
+
+# tally_finished: count the finished suites that are next in queue order
+tally_finished() {
+	while [ "$TALLIED" -lt "${#SUITES[@]}" ] &&
+	      [ -e "$LOGS/.${SUITES[$TALLIED]}.done" ]; do
+		tally "${SUITES[$TALLIED]}"
+		TALLIED=$((TALLIED + 1))
+	done
+}
+
+# guest_suite NAME "ENV=..." PLAN...: queue a boot; it starts in a free lane
+guest_suite() {
+	while [ "$(running_suites)" -ge "$LANES" ]; do
+		tally_finished
+		sleep 2
+	done
+	tally_finished
+	# the mark is made whatever happened to the boot: the queue waits for it
+	(boot "$@" || true; : > "$LOGS/.$1.done") &
+	SUITES+=("$1")
+}
+
+# finish_suites: wait for every queued suite and count the rest
+finish_suites() {
+	while [ "$TALLIED" -lt "${#SUITES[@]}" ]; do
+		tally_finished
+		sleep 2
+	done
 }
 
 # build_all: what every suite needs; a failure here ends the run.
@@ -177,6 +228,12 @@ guest_suite boot-max-hetero "SMP=2 DTB=$HETERO_DTB" hetero
 guest_suite boot-max-pmuv3p9 "QEMU_CPU=max,x-pmuv3p9=on" kunit pmuv3p9 perftest
 # UEFI (edk2) and ACPI instead of a DT: the PMU probed from the MADT
 guest_suite boot-max-acpi "ACPI=1" acpi kunit selftests perftool
+# The base kernel has its own source tree and is ready first; the 32-bit
+# one waits for the debug build's lock on the shared tree.
+if finish_base_build; then
+	# The base's SPE driver and the perf tool read our QEMU's SPE model
+	guest_suite boot-base-spe "IMAGE=$BASE_IMAGE" spe spe-perftest
+fi
 debug_built=0
 finish_debug_build && debug_built=1
 start_host_checks
@@ -185,23 +242,19 @@ if [ $debug_built = 1 ]; then
 	# (debug.config): any report in the console fails the boot's dmesg plan.
 	# A sample costs ~100k instructions there, and a signal per overflow
 	# more: the fuzzer samples no more often than every 10^6 events
-	# (fuzz.plan; fuzz_pmu.c says why). The host checks' builds share the
-	# machine meanwhile: twice the usual time limit.
-	guest_suite boot-debug "IMAGE=$DEBUG_IMAGE APPEND=FUZZ_MIN_PERIOD=1000000 TIMEOUT=1800" \
+	# (fuzz.plan; fuzz_pmu.c says why).
+	guest_suite boot-debug "IMAGE=$DEBUG_IMAGE APPEND=FUZZ_MIN_PERIOD=1000000" \
 		kunit selftests perftool fuzz
 	# CPU hotplug, sysctl toggles and exhaustion need several CPUs
-	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4 TIMEOUT=1800" stress brbe-hotplug
-	debug_report boot-debug boot-debug-smp4
+	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4" stress brbe-hotplug
 fi
 if finish_arm32_build; then
 	# A 32-bit Arm kernel on the same CPU model in AArch32 (harness/arm32).
 	# No KUnit plan: our KUnit suites skip every case on a 32-bit kernel.
 	guest_suite boot-arm32 "KARCH=arm IMAGE=$ARM32_IMAGE INITRD=$ARM32_INITRD" arm32
 fi
-if finish_base_build; then
-	# The base's SPE driver and the perf tool read our QEMU's SPE model
-	guest_suite boot-base-spe "IMAGE=$BASE_IMAGE" spe spe-perftest
-fi
+finish_suites
+[ $debug_built = 1 ] && debug_report boot-debug boot-debug-smp4
 finish_host_checks
 
 echo "check took $(( $(date +%s) - START ))s; logs in $LOGS"
