@@ -90,8 +90,20 @@ static uint64_t *src_words, *dst_words;
 #define SRC_BASE		((uintptr_t)src_words + 4)
 #define DST_BASE		((uintptr_t)dst_words)
 
+/*
+ * Write to every page of both arrays first, so that no page fault (after
+ * a fork, copy on write) lands inside the window: the faulting
+ * instruction would run, and be counted as a member, twice.
+ */
 static long run_window(int fd, unsigned long iters)
 {
+	size_t i, page = sysconf(_SC_PAGESIZE) / sizeof(uint64_t);
+	volatile uint64_t *src = src_words, *dst = dst_words;
+
+	for (i = 0; i < ARRAY_WORDS + 1; i += page) {
+		src[i] = src[i];
+		dst[i] = 0;
+	}
 	return spe_window(fd, iters, (const void *)SRC_BASE, dst_words);
 }
 
