@@ -364,12 +364,50 @@ static bool all_in(const struct spe_record *r, long n, const char *lo, const cha
 	return true;
 }
 
+/* Copy len bytes at pos of the ring's data area, which wraps */
+static void ring_copy(const struct session *s, uint64_t pos, void *buf, size_t len)
+{
+	const uint8_t *data = (const uint8_t *)s->ring + s->pc->data_offset;
+	uint8_t *out = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		out[i] = data[(pos + i) % s->pc->data_size];
+}
+
+/*
+ * The PERF_RECORD_AUX records perf core wrote for the driver's hand-overs:
+ * the bytes they cover and their flags ORed. False if the ring is garbled.
+ */
+static bool aux_records(const struct session *s, uint64_t *bytes, uint64_t *flags)
+{
+	uint64_t head = __atomic_load_n(&s->pc->data_head, __ATOMIC_ACQUIRE);
+	struct perf_event_header h;
+	uint64_t pos, aux[3];
+
+	*bytes = *flags = 0;
+	for (pos = 0; pos < head; pos += h.size) {
+		ring_copy(s, pos, &h, sizeof(h));
+		if (h.size < sizeof(h))
+			return false;
+		if (h.type != PERF_RECORD_AUX)
+			continue;
+		/* aux_offset, aux_size, flags */
+		ring_copy(s, pos + sizeof(h), aux, sizeof(aux));
+		*bytes += aux[1];
+		*flags |= aux[2];
+	}
+	return true;
+}
+
 /* The plain loop: count, PCs, every record, and (root) context packets */
 static void test_loop(void)
 {
 	struct spe_params p = { 0 };
 	long want = expected_count(ITERS, PERIOD, KEEP_ALL);
+	uint64_t bytes, flags;
 	struct session s;
+	bool ok;
 	long n;
 
 	n = record_window(&p, ITERS, &s);
@@ -381,6 +419,11 @@ static void test_loop(void)
 	pmu_result(n > 0 && records_match(recs, n, ITERS, PERIOD, 1, KEEP_ALL, 0),
 		   "loop_records_match_layout");
 	pmu_result(n > 0 && all_ctx_are(recs, n, getpid()), "context_packets_carry_pid");
+	ok = aux_records(&s, &bytes, &flags);
+	ksft_print_msg("loop: PERF_RECORD_AUX cover %" PRIu64 " bytes (flags %#" PRIx64
+		       "), aux head %" PRIu64 "\n", bytes, flags, session_aux_head(&s));
+	pmu_result(ok && n > 0 && bytes == session_aux_head(&s) && !flags,
+		   "loop_aux_records_cover_the_data");
 	session_close(&s);
 }
 
@@ -931,7 +974,7 @@ int main(void)
 	if (v)
 		pmsver = atoi(v);
 	ksft_print_msg("expecting PMSVer %d\n", pmsver);
-	ksft_set_plan(4 + ARRAY_SIZE(filter_cases) + 1 + 2 + 2 + (pmsver < 3 ? 1 : 3) + 3 +
+	ksft_set_plan(5 + ARRAY_SIZE(filter_cases) + 1 + 2 + 2 + (pmsver < 3 ? 1 : 3) + 3 +
 		      4 + NPRIV * ARRAY_SIZE(priv_levels));
 
 	/* Page-aligned arrays, faulted in with the loop's page before anything counts */
