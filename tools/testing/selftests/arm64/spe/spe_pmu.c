@@ -9,15 +9,17 @@
  * are the instructions executed where profiling is enabled: EL0 only for
  * an exclude_kernel event.
  *
- * The known workload is spe_window() (spe_loop.h). A window is T = 5 * iters + 6 members, so it gives T / N records
- * (rounded down), the k-th of member k * N: in the loop iteration
- * (k * N - 3) / 5 (x0 = iters minus that), at instruction (k * N - 3) % 5
- * of the loop. The tests predict every record from that: PC, operation
- * type, data address, and so which records each filter keeps. The model's
- * fixed events and latencies (retired always; L1D and TLB access for
- * loads and stores; misaligned for the load, whose array is offset by 4
- * bytes; total latency 3, 6 for loads and stores; never a refill) give
- * each filter of perf-arm-spe(1) a known outcome.
+ * The known workload is spe_window() (spe_loop.h). A window is
+ * T = 5 * iters + 6 members, so it gives T / N records (rounded down),
+ * the k-th of member k * N: in the loop iteration (k * N - 3) / 5
+ * (x0 = iters minus that), at instruction (k * N - 3) % 5 of the loop,
+ * with no page fault inside the window (see run_window()). The tests
+ * predict every record from that: PC, operation type, data address, and
+ * so which records each filter keeps. The model's fixed events and
+ * latencies (retired always; L1D and TLB access for loads and stores;
+ * misaligned for the load, whose array is offset by 4 bytes; total
+ * latency 3, 6 for loads and stores; never a refill) give each filter of
+ * perf-arm-spe(1) a known outcome.
  *
  * SPE_PMSVER=2 in the environment (SPEv1p1, no FnE, no discard) makes the
  * tests of those expect EOPNOTSUPP instead.
@@ -86,6 +88,7 @@ static struct spe_record recs[MAX_RECORDS];
 /* The loop's arrays; src is read 4 bytes off its alignment */
 static uint64_t *src_words, *dst_words;
 #define ARRAY_BYTES		((ARRAY_WORDS + 1) * sizeof(uint64_t))
+#define ARRAY_FILL		0x5a5a5a5a5a5a5a5aULL
 #define SRC_BASE		((uintptr_t)src_words + 4)
 #define DST_BASE		((uintptr_t)dst_words)
 
@@ -97,11 +100,10 @@ static uint64_t *src_words, *dst_words;
 static long run_window(int fd, unsigned long iters)
 {
 	size_t i, page = sysconf(_SC_PAGESIZE) / sizeof(uint64_t);
-	volatile uint64_t *src = src_words, *dst = dst_words;
 
 	for (i = 0; i < ARRAY_WORDS + 1; i += page) {
-		src[i] = src[i];
-		dst[i] = 0;
+		src_words[i] = ARRAY_FILL;
+		dst_words[i] = 0;
 	}
 	return spe_window(fd, iters, (const void *)SRC_BASE, dst_words);
 }
@@ -718,8 +720,9 @@ static void test_two_tasks(void)
 	}
 	close(go[0]);
 	waitpid(pid, &status, 0);
-	ksft_print_msg("two tasks: %ld and %ld records (%ld and %ld expected), %ld and %ld preemptions\n",
-		       me.n, child->n, expected_count(TWO_SPE_ITERS, TWO_PERIOD, KEEP_ALL),
+	ksft_print_msg("two tasks: %ld, %ld records (want %ld, %ld), %ld, %ld preemptions\n",
+		       me.n, child->n,
+		       expected_count(TWO_SPE_ITERS, TWO_PERIOD, KEEP_ALL),
 		       want_child, me.switches, child->switches);
 	pmu_result(me.switches + child->switches > 0, "two_tasks_interleaved");
 	pmu_result(me.n == expected_count(TWO_SPE_ITERS, TWO_PERIOD, KEEP_ALL) &&
@@ -983,7 +986,7 @@ int main(void)
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (src_words == MAP_FAILED || dst_words == MAP_FAILED)
 		ksft_exit_fail_perror("mmap arrays");
-	memset(src_words, 0x5a, ARRAY_BYTES);
+	memset(src_words, ARRAY_FILL & 0xff, ARRAY_BYTES);
 	memset(dst_words, 0, ARRAY_BYTES);
 	run_window(-1, 1);
 
