@@ -6,7 +6,7 @@
 #   patch_N_checkpatch      checkpatch.pl --strict: 0 errors, 0 warnings
 #                           (its checks are shown, not counted)
 #   patch_N_builds          the arm64 Image builds (allnoconfig + our
-#                           fragment), and so do the arm64/pmu selftests
+#                           fragment), and so do the arm64/pmu and spe selftests
 #                           when the patch touches them
 #
 #   harness/series-check.sh      (or: make series-check)
@@ -113,11 +113,13 @@ config_landed() {
 
 # The kselftest way, in the overlaid source tree kernel.sh keeps.
 build_selftests() {
-	local src
+	local src subs
 	src=$("$HARNESS/kernel.sh" src | tail -n 1)
+	# pmu and spe, each once the series has added it
+	subs=$(cd "$src/$SELFTESTS" && ls -d pmu spe 2>/dev/null | tr '\n' ' ')
 	"$HARNESS/kernel.sh" make headers &&
 	make -s -C "$src/tools/testing/selftests" O="$LOG/kselftest" TARGETS=arm64 \
-		ARM64_SUBTARGETS=pmu CROSS_COMPILE="$CROSS_COMPILE"
+		ARM64_SUBTARGETS="$subs" CROSS_COMPILE="$CROSS_COMPILE"
 }
 
 # build NAME: the tree as it is after this patch, built by kernel.sh in its

@@ -1,19 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build our static arm64 selftests (tools/testing/selftests/arm64/pmu) from
-# the overlaid source tree; print the folder holding the binaries.
+# Build our static arm64 selftests (tools/testing/selftests/arm64/pmu and
+# spe) from the overlaid source tree into one folder; print its path.
 
 . "$(dirname "$0")/lib.sh"
 
-SELFTEST=tools/testing/selftests/arm64/pmu
-OUT=$CACHE/tests/$(hash_inputs "$TOP/$SELFTEST" "$TOP/BASE")
+SELFTESTS=(tools/testing/selftests/arm64/pmu tools/testing/selftests/arm64/spe)
+OUT=$CACHE/tests/$(hash_inputs "${SELFTESTS[@]/#/$TOP/}" "$TOP/BASE")
 
 if [ ! -f "$OUT/.built" ]; then
 	SRC=$("$HARNESS/kernel.sh" src)
 	rm -rf "$OUT" && mkdir -p "$OUT"
 	msg "building selftests into $OUT"
-	make -s -C "$SRC/$SELFTEST" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
-		LDFLAGS=-static OUTPUT="$OUT" >&2
+	for dir in "${SELFTESTS[@]}"; do
+		make -s -C "$SRC/$dir" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
+			LDFLAGS=-static OUTPUT="$OUT" >&2
+	done
 	touch "$OUT/.built"
 fi
 echo "$OUT"

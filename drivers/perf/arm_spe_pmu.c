@@ -234,6 +234,12 @@ static struct attribute *arm_spe_pmu_format_attrs[] = {
 	NULL,
 };
 
+/* Does this SPE have every feature of needs? */
+static bool arm_spe_pmu_has(const struct arm_spe_pmu_caps *caps, u32 needs)
+{
+	return (caps->features & needs) == needs;
+}
+
 /* The feature a format needs; 0 for those every SPE has */
 static u32 arm_spe_pmu_format_needs(const struct attribute *attr)
 {
@@ -270,9 +276,8 @@ static umode_t arm_spe_pmu_format_visible(struct kobject *kobj,
 {
 	struct device *dev = kobj_to_dev(kobj);
 	struct arm_spe_pmu *spe = to_arm_spe_pmu(dev_get_drvdata(dev));
-	u32 needs = arm_spe_pmu_format_needs(attr);
 
-	return (spe->caps.features & needs) == needs ? attr->mode : 0;
+	return arm_spe_pmu_has(&spe->caps, arm_spe_pmu_format_needs(attr)) ? attr->mode : 0;
 }
 
 static const struct attribute_group arm_spe_pmu_format_group = {
@@ -336,7 +341,22 @@ static struct attribute *arm_spe_pmu_caps_attrs[] = {
 	NULL,
 };
 
-/* event_filter, like the format of that name, only where FE exists */
+/*
+ * The feature a cap needs, as for formats: event_filter, like the format
+ * of that name, only where FE exists.
+ */
+static const u32 arm_spe_pmu_cap_needs[] = {
+	[ARM_SPE_CAP_EVENT_FILTER] = ARM_SPE_FEAT_FE,
+};
+
+static bool arm_spe_pmu_cap_shown(const struct arm_spe_pmu_caps *caps,
+				  enum arm_spe_pmu_cap cap)
+{
+	if (cap >= ARRAY_SIZE(arm_spe_pmu_cap_needs))
+		return true;
+	return arm_spe_pmu_has(caps, arm_spe_pmu_cap_needs[cap]);
+}
+
 static umode_t arm_spe_pmu_caps_visible(struct kobject *kobj,
 					struct attribute *attr, int unused)
 {
@@ -345,10 +365,7 @@ static umode_t arm_spe_pmu_caps_visible(struct kobject *kobj,
 	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute,
 						    attr.attr);
 
-	if ((unsigned long)ea->var == ARM_SPE_CAP_EVENT_FILTER &&
-	    !(spe->caps.features & ARM_SPE_FEAT_FE))
-		return 0;
-	return attr->mode;
+	return arm_spe_pmu_cap_shown(&spe->caps, (unsigned long)ea->var) ? attr->mode : 0;
 }
 
 static const struct attribute_group arm_spe_pmu_caps_group = {

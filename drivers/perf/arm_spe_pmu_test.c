@@ -84,6 +84,9 @@ static const struct arm_spe_check_case {
 	{ "below_min_interval", 0, 0, 0, 0, 255, .err = 0 },
 	{ "period_one", 0, 0, 0, 0, 1, .err = 0 },
 	{ "max_interval", 0, 0, 0, 0, 0xffffff00ULL, .err = 0 },
+	/* PMSIRR_EL1.INTERVAL is bits [31:8]: refused, never clamped */
+	{ "just_above_max_interval", 0, 0, 0, 0, 0xffffff01ULL, .err = -EINVAL },
+	{ "max_u32_interval", 0, 0, 0, 0, 0xffffffffULL, .err = -EINVAL },
 	{ "above_max_interval", 0, 0, 0, 0, 0x100000000ULL, .err = -EINVAL },
 	{ "unknown_config_bit", BIT_ULL(3), 0, 0, 0, 256, .err = -EINVAL },
 	{ "unknown_config_high", BIT_ULL(63), 0, 0, 0, 256, .err = -EINVAL },
@@ -299,9 +302,7 @@ static const struct {
 
 static bool test_format_shown(const struct arm_spe_pmu_caps *caps, const struct attribute *attr)
 {
-	u32 needs = arm_spe_pmu_format_needs(attr);
-
-	return (caps->features & needs) == needs;
+	return arm_spe_pmu_has(caps, arm_spe_pmu_format_needs(attr));
 }
 
 /* Every format is shown where the hardware has what it programs */
@@ -330,6 +331,26 @@ static void arm_spe_test_format_visibility(struct kunit *test)
 	}
 	/* and the table covers every format */
 	KUNIT_EXPECT_NULL(test, *a);
+}
+
+/* caps/event_filter only where FE exists; the other caps everywhere */
+static void arm_spe_test_caps_visibility(struct kunit *test)
+{
+	static const enum arm_spe_pmu_cap always[] = {
+		ARM_SPE_CAP_ARCH_INST, ARM_SPE_CAP_ERND, ARM_SPE_CAP_COUNT_SIZE,
+		ARM_SPE_CAP_MIN_INTERVAL,
+	};
+	struct arm_spe_pmu_caps full, bare;
+	int i;
+
+	test_caps(&full, ID_AA64DFR0_EL1_PMSVer_V1P2, TEST_PMSIDR_FULL, 0);
+	test_caps(&bare, ID_AA64DFR0_EL1_PMSVer_IMP, PMSIDR_EL1_ARCHINST, 0);
+	KUNIT_EXPECT_TRUE(test, arm_spe_pmu_cap_shown(&full, ARM_SPE_CAP_EVENT_FILTER));
+	KUNIT_EXPECT_FALSE(test, arm_spe_pmu_cap_shown(&bare, ARM_SPE_CAP_EVENT_FILTER));
+	for (i = 0; i < ARRAY_SIZE(always); i++) {
+		KUNIT_EXPECT_TRUE(test, arm_spe_pmu_cap_shown(&full, always[i]));
+		KUNIT_EXPECT_TRUE(test, arm_spe_pmu_cap_shown(&bare, always[i]));
+	}
 }
 
 #define TP	PAGE_SIZE
@@ -442,6 +463,7 @@ static struct kunit_case arm_spe_pmu_test_cases[] = {
 	KUNIT_CASE(arm_spe_test_regs_short_interval),
 	KUNIT_CASE(arm_spe_test_regs_eft),
 	KUNIT_CASE(arm_spe_test_format_visibility),
+	KUNIT_CASE(arm_spe_test_caps_visibility),
 	KUNIT_CASE_PARAM(arm_spe_test_window, arm_spe_window_gen_params),
 	KUNIT_CASE_PARAM(arm_spe_test_pmbsr, arm_spe_pmbsr_gen_params),
 	{}
