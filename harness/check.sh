@@ -186,9 +186,10 @@ if [ $debug_built = 1 ]; then
 	# A sample costs ~100k instructions there, and a signal per overflow
 	# more: the fuzzer samples no more often than every 10^6 events
 	# (fuzz.plan; fuzz_pmu.c says why). The host checks' builds share the
-	# machine meanwhile: twice the usual time limit.
+	# machine meanwhile: twice the usual time limit. brbe.plan: branch
+	# stacks (merged filters, two tasks, a KVM guest) under the checkers.
 	guest_suite boot-debug "IMAGE=$DEBUG_IMAGE APPEND=FUZZ_MIN_PERIOD=1000000 TIMEOUT=1800" \
-		kunit selftests perftool fuzz
+		kunit selftests perftool brbe fuzz
 	# CPU hotplug, sysctl toggles and exhaustion need several CPUs
 	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4 TIMEOUT=1800" stress brbe-hotplug
 	debug_report boot-debug boot-debug-smp4
