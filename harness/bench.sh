@@ -45,10 +45,12 @@ PLUGIN_SRC=$SRC_DIR/sysreg-plugin.c
 OUT=$TOP/build/bench
 # selfmon.c measures the documented user-space reader (pmu_user_read.h)
 USER_READ=$TOP/tools/testing/selftests/arm64/pmu/pmu_user_read.h
+# brbe.c runs the selftests' known branch sequence
+BRBE_SEQ=$TOP/tools/testing/selftests/arm64/pmu/brbe_seq.h
 # kvm_exit.c links the base tree's KVM selftest library: harness/kvm-tests.sh
 # builds it with the KVM selftests, from these inputs too
 KVM_SELFTESTS=$TOP/tools/testing/selftests/kvm
-BIN=$CACHE/bench/$(hash_inputs "$SRC_DIR" "$USER_READ" "$HARNESS/bench.sh" \
+BIN=$CACHE/bench/$(hash_inputs "$SRC_DIR" "$USER_READ" "$BRBE_SEQ" "$HARNESS/bench.sh" \
 	"$KVM_SELFTESTS" "$TOP/BASE" "$HARNESS/kvm-tests.sh")
 CFLAGS="-static -O2 -Wall -I$(dirname "$USER_READ")"
 VARIANTS=(base ours)
@@ -60,7 +62,9 @@ LAZY_SYNC=${LAZY_SYNC:-1}
 BENCH_CPU=max
 [ "$LAZY_SYNC" = 1 ] && BENCH_CPU+=,x-pmu-lazy-sync=on
 
-# path|what|unit|subtracted baseline|target (ratio <= x, or "abs <= x")|
+# path|what|unit|subtracted baseline|target (ratio <= x, "abs <= x", or
+# "brbe <= x": ours' BRBE register accesses per operation at most x, or at
+# most those of the path x)|
 # the plugin's labels of the measured windows and of their baseline
 PATHS=(
 "read|read() of a counting event|insns/read()|read() of a software dummy event|ratio|1.0|read.raw read.base"
@@ -71,9 +75,12 @@ PATHS=(
 "ctxsw-6|context switch, 6 per-task events|insns/switch|the same ping-pong without events|ratio|0.85|ctxsw-6 ctxsw-0"
 "overflow|overflow interrupt, cycles:u sampling|insns/sample|the same loop with the event counting instead|ratio|0.85|overflow.raw overflow.base"
 "kvm-entry-exit|KVM guest entry/exit with :G/:H events|insns/entry+exit|the same round trips without events|ratio|1.0|kvm-entry-exit.raw kvm-entry-exit.base"
+"ctxsw-brbe|context switch, 1 per-task branch-stack event (-j any,u)|insns/switch|the same ping-pong without events|brbe|8|ctxsw-brbe ctxsw-0"
+"brbe-overflow-1|overflow interrupt, 1 branch event (-j any,u)|insns/interrupt|the same loop with the event counting instead|brbe|100|brbe-overflow-1.raw brbe-overflow-1.base"
+"brbe-overflow-6|overflow interrupt, 6 branch events of distinct filters|insns/interrupt|the same loop with the events counting instead|brbe|brbe-overflow-1|brbe-overflow-6.raw brbe-overflow-6.base"
 )
 # the plugin's counters, in the order of its sysreg: lines and of the table
-SYSREG_KEYS=(mrs msr isb pmu insns)
+SYSREG_KEYS=(mrs msr isb pmu insns brbe)
 
 # The benchmark programs, static, and run.sh, as a cpio archive that is
 # appended to the harness's initramfs (the kernel unpacks both): /bench.
@@ -287,6 +294,40 @@ verdict() {
 	awk -v x="$x" -v l="$2" 'BEGIN { print (x <= l + 1e-9) ? "met" : "missed" }'
 }
 
+# path_labels PATH: the plugin labels of a row of PATHS
+path_labels() {
+	local line p
+	for line in "${PATHS[@]}"; do
+		p=${line%%|*}
+		[ "$p" = "$1" ] && { echo "${line##*|}"; return; }
+	done
+}
+
+# target KIND LIMIT LABELS BASE OURS RATIO: "text|verdict|json key|bound".
+# The brbe kind bounds ours' BRBE register accesses per operation (the
+# plugin's count) by a number, or by those of the path LIMIT names.
+target() {
+	local bound=$2 x
+	case "$1" in
+	brbe)
+		is_num "$bound" || bound=$(sysreg_key ours "$(path_labels "$2")" brbe)
+		x=$(sysreg_key ours "$3" brbe)
+		if is_num "$2"; then
+			printf 'ours BRBE registers <= %s' "$2"
+		else
+			printf 'ours BRBE registers <= those of %s (%s)' "$2" "$(trim "$bound")"
+		fi
+		if is_num "$bound"; then
+			printf '|%s|ours_brbe_max|%s\n' "$(verdict abs "$bound" - "$x" -)" "$bound"
+		else
+			printf '|-|ours_brbe_max|null\n'
+		fi
+		;;
+	abs) printf 'ours <= %s|%s|ours_max|%s\n' "$2" "$(verdict abs "$2" "$4" "$5" "$6")" "$2" ;;
+	*) printf '<= %s|%s|ratio_max|%s\n' "$2" "$(verdict "$1" "$2" "$4" "$5" "$6")" "$2" ;;
+	esac
+}
+
 # sysreg_json VARIANT LABELS: the plugin's counts as a JSON object, or null
 sysreg_json() {
 	local v i
@@ -317,16 +358,15 @@ details() {
 }
 
 report() {
-	local line p what unit sub kind limit labels b o r tgt v k sr first=1
+	local line p what unit sub kind limit labels b o r tgt v k sr key bound first=1
 	{
-		echo "| path | unit | base | ours | ours/base | target | | kernel MRS base / ours | MSR base / ours | ISB base / ours | of MRS+MSR: PMU registers | kernel insns |"
-		echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+		echo "| path | unit | base | ours | ours/base | target | | kernel MRS base / ours | MSR base / ours | ISB base / ours | of MRS+MSR: PMU registers | kernel insns | BRBE registers |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 		for line in "${PATHS[@]}"; do
 			IFS='|' read -r p what unit sub kind limit labels <<< "$line"
 			b=$(cell base "$p") o=$(cell ours "$p")
 			r=$(ratio "$b" "$o")
-			[ "$kind" = abs ] && tgt="ours <= $limit" || tgt="<= $limit"
-			v=$(verdict "$kind" "$limit" "$b" "$o" "$r")
+			IFS='|' read -r tgt v key bound <<< "$(target "$kind" "$limit" "$labels" "$b" "$o" "$r")"
 			sr=
 			for k in "${SYSREG_KEYS[@]}"; do
 				sr+=" $(trim "$(sysreg_key base "$labels" "$k")") / $(trim "$(sysreg_key ours "$labels" "$k")") |"
@@ -345,6 +385,9 @@ report() {
 		echo "  instructions, each also :u and :k)"
 		echo "  (kvm-entry-exit: a KVM_RUN to a guest MMIO store and back to the VMM,"
 		echo "  VHE; events instructions:G, instructions:H, cycles:G, cycles:H)"
+		echo "  (ctxsw-brbe, brbe-overflow-N: branch stacks, which the base 6.12 lacks;"
+		echo "  brbe-overflow-N: N instructions:u events of one group, each with its own"
+		echo "  branch filter, overflowing together: per interrupt, not per sample)"
 		echo "CPU: -cpu $BENCH_CPU (same counts with LAZY_SYNC=0: the mode delays the"
 		echo "effect of PMU control writes, not what the guest executes; the ISB"
 		echo "column is what correctness under it costs)"
@@ -364,7 +407,7 @@ report() {
 		printf '  "machine": "virt,gic-version=3,virtualization=on -cpu %s -smp 1 -icount shift=0,sleep=off",\n' "$BENCH_CPU"
 		printf '  "kernel_args": "%s",\n' "$APPEND_ARGS"
 		printf '  "plugin": %s,\n' "$(json_str "${PLUGIN:-none: $PLUGIN_WHY}")"
-		printf '  "kernel_per_op": "plugin counts per operation in the kernel (PC bit 63 set), net of the baseline: mrs, msr (register forms), isb, pmu (MRS/MSR of PMUv3 registers), insns",\n'
+		printf '  "kernel_per_op": "plugin counts per operation in the kernel (PC bit 63 set), net of the baseline: mrs, msr (register forms), isb, pmu (MRS/MSR of PMUv3 registers), insns, brbe (MRS/MSR of BRBE registers)",\n'
 		printf '  "unit": "guest instructions per operation (CLOCK_MONOTONIC ns at 1 ns per instruction)",\n'
 		printf '  "kernels": {'
 		for v in "${VARIANTS[@]}"; do
@@ -386,9 +429,9 @@ report() {
 				"$(json_str "$p")" "$(json_str "$what")" "$(json_str "$unit")" "$(json_str "$sub")"
 			printf '     "base": %s, "ours": %s, "ratio": %s,\n' \
 				"$(json_val "$b")" "$(json_val "$o")" "$(json_val "$r")"
-			printf '     "target": {"%s": %s, "met": %s},\n' \
-				"$([ "$kind" = abs ] && echo ours_max || echo ratio_max)" "$limit" \
-				"$(case $(verdict "$kind" "$limit" "$b" "$o" "$r") in met) echo true ;; missed) echo false ;; *) echo null ;; esac)"
+			IFS='|' read -r tgt v key bound <<< "$(target "$kind" "$limit" "$labels" "$b" "$o" "$r")"
+			printf '     "target": {"%s": %s, "met": %s},\n' "$key" "$bound" \
+				"$(case $v in met) echo true ;; missed) echo false ;; *) echo null ;; esac)"
 			printf '     "base_detail": %s, "ours_detail": %s,\n' \
 				"$(details base "$p")" "$(details ours "$p")"
 			printf '     "kernel_per_op": {"base": %s, "ours": %s}}' \

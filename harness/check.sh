@@ -245,6 +245,9 @@ if [ $debug_built = 1 ]; then
 	# (fuzz.plan; fuzz_pmu.c says why).
 	guest_suite boot-debug "IMAGE=$DEBUG_IMAGE APPEND=FUZZ_MIN_PERIOD=1000000" \
 		kunit selftests perftool fuzz
+	# Branch stacks (merged filters, two tasks, a KVM guest) under the
+	# checkers: a boot of its own, so that it runs beside the one above.
+	guest_suite boot-debug-brbe "IMAGE=$DEBUG_IMAGE" brbe
 	# CPU hotplug, sysctl toggles and exhaustion need several CPUs
 	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4" stress brbe-hotplug
 fi
@@ -254,7 +257,7 @@ if finish_arm32_build; then
 	guest_suite boot-arm32 "KARCH=arm IMAGE=$ARM32_IMAGE INITRD=$ARM32_INITRD" arm32
 fi
 finish_suites
-[ $debug_built = 1 ] && debug_report boot-debug boot-debug-smp4
+[ $debug_built = 1 ] && debug_report boot-debug boot-debug-brbe boot-debug-smp4
 finish_host_checks
 
 echo "check took $(( $(date +%s) - START ))s; logs in $LOGS"

@@ -8,6 +8,12 @@
  * per context switch with N events minus the same ping-pong without events
  * is reported as ctxsw-N.
  *
+ * ctxsw-brbe: each task has one branch-stack event instead (cycles:u
+ * sampling with -j any,u, at a period the ping-pong never reaches), as
+ * `perf record -j any,u` opens: the switch also reprograms the branch
+ * buffer for the incoming task's filters and drops the outgoing task's
+ * records. n/a on a kernel that refuses branch stacks (the base 6.12).
+ *
  * Both tasks run SCHED_FIFO at one priority, so a wakeup never preempts:
  * exactly one switch per blocking read, and no other task gets in. The
  * switches are counted (getrusage of both tasks) rather than assumed.
@@ -33,10 +39,31 @@ static long switches(void)
 	return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
+/* n < 0: the one branch-stack event of ctxsw-brbe */
+#define BRANCH_EVENT	-1
+
+static int open_branch_event(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = pmu_type(),
+		.config = EVT_CPU_CYCLES,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.sample_period = 1ULL << 62,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK,
+		.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER,
+	};
+
+	return syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
 static void open_events(int n)
 {
 	int i;
 
+	if (n == BRANCH_EVENT && open_branch_event() < 0)
+		die("perf_event_open (branch stack)");
 	for (i = 0; i < n; i++)
 		open_hw(evts[i].config, evts[i].xu, evts[i].xk);
 }
@@ -94,7 +121,10 @@ static uint64_t pingpong(int nevents, long *nsw)
 	close(to_child[0]); close(to_child[1]);
 	close(to_parent[0]); close(to_parent[1]);
 	*nsw = sw_parent + sw_child;
-	snprintf(label, sizeof(label), "ctxsw-%d", nevents);
+	if (nevents == BRANCH_EVENT)
+		snprintf(label, sizeof(label), "ctxsw-brbe");
+	else
+		snprintf(label, sizeof(label), "ctxsw-%d", nevents);
 	mark_emit(label, *nsw);
 	return t1 - t0;
 }
@@ -137,9 +167,10 @@ int main(void)
 {
 	struct sched_param sp = { .sched_priority = 10 };
 	const char *policy = "fifo";
-	double none, one, six;
-	long s0, s1, s6;
+	double none, one, six, branch;
+	long s0, s1, s6, sb;
 	char extra[96];
+	int fd;
 
 	pin_cpu0();
 	if (sched_setscheduler(0, SCHED_FIFO, &sp))
@@ -153,5 +184,15 @@ int main(void)
 	snprintf(extra, sizeof(extra), "switches=%ld sched=%s", s6, policy);
 	report("ctxsw-6", six, none, s6, extra);
 	printf("bench: ctxsw-0 %.1f switches=%ld sched=%s\n", none, s0, policy);
+	fd = open_branch_event();
+	if (fd < 0) {
+		printf("bench: ctxsw-brbe n/a branch stack sampling refused (%s)\n",
+		       strerror(errno));
+		return 0;
+	}
+	close(fd);
+	branch = per_switch(BRANCH_EVENT, &sb);
+	snprintf(extra, sizeof(extra), "switches=%ld sched=%s", sb, policy);
+	report("ctxsw-brbe", branch, none, sb, extra);
 	return 0;
 }

@@ -31,6 +31,8 @@ fi
 ./ioctl || rc=1
 ./ctxsw || rc=1
 ./overflow || rc=1
+# Branch stacks (BRBE): n/a on a kernel that refuses them
+./brbe || rc=1
 # KVM_RUN round trips with and without :G/:H events (n/a without /dev/kvm)
 ./kvm_exit || rc=1
 echo "bench: done"

@@ -16,6 +16,12 @@
  *	isb	ISB				(A64: 1101 0101 0000 0011 0011 xxxx 110 11111)
  *	pmu	the MRS/MSR above whose register is a PMUv3 one (PM*_EL0,
  *		PMEVCNTR<n>/PMEVTYPER<n>_EL0, PMINTEN{SET,CLR}_EL1, PMMIR_EL1)
+ *	brbe	the MRS/MSR above whose register is a BRBE one: the records
+ *		BRBINF/BRBSRC/BRBTGT<n>_EL1 (op0 2, op1 1, CRn 8) and the
+ *		controls BRBCR/BRBFCR/BRBTS/BRB*INJ/BRBIDR0_EL1, BRBCR_EL2 and
+ *		BRBCR_EL12 (op0 2, op1 1, 4 or 5, CRn 9), as
+ *		arch/arm64/tools/sysreg encodes them; not the BRB IALL/INJ
+ *		instructions (SYS, op0 1)
  *
  * The MSR (immediate) form (PSTATE fields, e.g. DAIFSet) and the SYS/SYSL
  * instructions (op0 1: TLBI, DC, AT) are neither mrs nor msr.
@@ -30,7 +36,7 @@
  *		bytes, in a page that is present), x2 = the number of
  *		operations; appends to the output file the line
  *
- *		sysreg: <label> ops=<x2> insns=<n> mrs=<n> msr=<n> isb=<n> pmu=<n>
+ *		sysreg: <label> ops=<x2> insns=<n> mrs=<n> msr=<n> isb=<n> pmu=<n> brbe=<n>
  *
  * end and emit are separate so that a program can count its operations
  * after the measured window (e.g. context switches from getrusage()).
@@ -62,7 +68,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 #define LABEL_MAX	64
 
 struct counts {
-	uint64_t insns, mrs, msr, isb, pmu;
+	uint64_t insns, mrs, msr, isb, pmu, brbe;
 };
 
 /* what a kernel instruction adds beside insns */
@@ -81,7 +87,7 @@ struct site {
 };
 
 static struct qemu_plugin_scoreboard *board;
-static qemu_plugin_u64 c_insns, c_mrs, c_msr, c_isb, c_pmu;
+static qemu_plugin_u64 c_insns, c_mrs, c_msr, c_isb, c_pmu, c_brbe;
 static struct counts begin, window;
 static FILE *out;
 static bool pcs;
@@ -126,6 +132,21 @@ static bool is_pmu_reg(uint32_t insn)
 	return op1 == 0 && crn == 9 && crm == 14 && (op2 == 1 || op2 == 2 || op2 == 6);
 }
 
+/* Is the register of an MRS/MSR one of BRBE's? */
+static bool is_brbe_reg(uint32_t insn)
+{
+	unsigned int op0 = 2 + ((insn >> 19) & 1), op1 = (insn >> 16) & 7;
+	unsigned int crn = (insn >> 12) & 15;
+
+	if (op0 != 2)
+		return false;
+	/* the records, of the bank BRBFCR_EL1.BANK selects */
+	if (op1 == 1 && crn == 8)
+		return true;
+	/* the controls: EL1's (op1 1), BRBCR_EL2 (4), BRBCR_EL12 (5) */
+	return crn == 9 && (op1 == 1 || op1 == 4 || op1 == 5);
+}
+
 static void snapshot(unsigned int vcpu, struct counts *c)
 {
 	c->insns = qemu_plugin_u64_get(c_insns, vcpu);
@@ -133,6 +154,7 @@ static void snapshot(unsigned int vcpu, struct counts *c)
 	c->msr = qemu_plugin_u64_get(c_msr, vcpu);
 	c->isb = qemu_plugin_u64_get(c_isb, vcpu);
 	c->pmu = qemu_plugin_u64_get(c_pmu, vcpu);
+	c->brbe = qemu_plugin_u64_get(c_brbe, vcpu);
 }
 
 static uint64_t read_x(unsigned int n)
@@ -245,6 +267,7 @@ static void on_marker(unsigned int vcpu, void *udata)
 		window.msr = now.msr - begin.msr;
 		window.isb = now.isb - begin.isb;
 		window.pmu = now.pmu - begin.pmu;
+		window.brbe = now.brbe - begin.brbe;
 		if (pcs) {
 			g_mutex_lock(&sites_lock);
 			g_hash_table_foreach(sites, sites_end, NULL);
@@ -254,9 +277,9 @@ static void on_marker(unsigned int vcpu, void *udata)
 	case CMD_EMIT:
 		label_of(read_x(1), label);
 		fprintf(out, "sysreg: %s ops=%" PRIu64 " insns=%" PRIu64 " mrs=%" PRIu64
-			" msr=%" PRIu64 " isb=%" PRIu64 " pmu=%" PRIu64 "\n", label,
-			read_x(2), window.insns, window.mrs, window.msr, window.isb,
-			window.pmu);
+			" msr=%" PRIu64 " isb=%" PRIu64 " pmu=%" PRIu64 " brbe=%" PRIu64
+			"\n", label, read_x(2), window.insns, window.mrs, window.msr,
+			window.isb, window.pmu, window.brbe);
 		if (pcs) {
 			g_mutex_lock(&sites_lock);
 			emit_sites(label);
@@ -336,6 +359,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (k != K_ISB && is_pmu_reg(op))
 			qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
 				insn, QEMU_PLUGIN_INLINE_ADD_U64, c_pmu, 1);
+		if (k != K_ISB && is_brbe_reg(op))
+			qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(
+				insn, QEMU_PLUGIN_INLINE_ADD_U64, c_brbe, 1);
 		if (pcs)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_site,
 							       QEMU_PLUGIN_CB_NO_REGS,
@@ -409,6 +435,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	c_msr = qemu_plugin_scoreboard_u64_in_struct(board, struct counts, msr);
 	c_isb = qemu_plugin_scoreboard_u64_in_struct(board, struct counts, isb);
 	c_pmu = qemu_plugin_scoreboard_u64_in_struct(board, struct counts, pmu);
+	c_brbe = qemu_plugin_scoreboard_u64_in_struct(board, struct counts, brbe);
 	qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, on_atexit, NULL);
