@@ -190,7 +190,8 @@ if [ $debug_built = 1 ]; then
 	guest_suite boot-debug "IMAGE=$DEBUG_IMAGE APPEND=FUZZ_MIN_PERIOD=1000000 TIMEOUT=1800" \
 		kunit selftests perftool fuzz
 	# CPU hotplug, sysctl toggles and exhaustion need several CPUs
-	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4 TIMEOUT=1800" stress brbe-hotplug
+	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4 TIMEOUT=1800" stress brbe-hotplug \
+		spe-hotplug
 	debug_report boot-debug boot-debug-smp4
 fi
 if finish_arm32_build; then
