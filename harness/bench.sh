@@ -71,6 +71,9 @@ PATHS=(
 "ctxsw-6|context switch, 6 per-task events|insns/switch|the same ping-pong without events|ratio|0.85|ctxsw-6 ctxsw-0"
 "overflow|overflow interrupt, cycles:u sampling|insns/sample|the same loop with the event counting instead|ratio|0.85|overflow.raw overflow.base"
 "kvm-entry-exit|KVM guest entry/exit with :G/:H events|insns/entry+exit|the same round trips without events|ratio|1.0|kvm-entry-exit.raw kvm-entry-exit.base"
+"spe-irq|SPE buffer management interrupt, arm_spe_0//u every 256|insns/interrupt|the same loop and draining without the event|ratio|1.0|-"
+"spe-irq-per-mib|SPE interrupts per MiB of trace (64 KiB AUX buffer)|interrupts/MiB|none|ratio|1.0|-"
+"ctxsw-spe|context switch, 1 per-task SPE event with its AUX buffer|insns/switch|the same ping-pong without events|ratio|1.0|ctxsw-spe ctxsw-spe.base"
 )
 # the plugin's counters, in the order of its sysreg: lines and of the table
 SYSREG_KEYS=(mrs msr isb pmu insns)
