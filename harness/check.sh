@@ -188,7 +188,7 @@ if [ $debug_built = 1 ]; then
 	# (fuzz.plan; fuzz_pmu.c says why). The host checks' builds share the
 	# machine meanwhile: twice the usual time limit.
 	guest_suite boot-debug "IMAGE=$DEBUG_IMAGE APPEND=FUZZ_MIN_PERIOD=1000000 TIMEOUT=1800" \
-		kunit selftests perftool fuzz
+		kunit selftests perftool fuzz spe-driver
 	# CPU hotplug, sysctl toggles and exhaustion need several CPUs
 	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4 TIMEOUT=1800" stress brbe-hotplug \
 		spe-hotplug
