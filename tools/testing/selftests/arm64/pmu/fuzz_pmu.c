@@ -348,6 +348,7 @@ static bool parse_spe_format(const char *text, struct spe_format *f)
 {
 	unsigned int word = 0, lo, hi;
 	const char *bits = text + strlen("config");
+	int n;
 
 	if (strncmp(text, "config", strlen("config")))
 		return false;
@@ -355,16 +356,10 @@ static bool parse_spe_format(const char *text, struct spe_format *f)
 		word = *bits++ - '0';
 	if (*bits != ':')
 		return false;
-	switch (sscanf(bits + 1, "%u-%u", &lo, &hi)) {
-	case 1:
+	n = sscanf(bits + 1, "%u-%u", &lo, &hi);
+	if (n == 1)
 		hi = lo;
-		break;
-	case 2:
-		break;
-	default:
-		return false;
-	}
-	if (lo > hi || hi > 63)
+	if (n < 1 || lo > hi || hi > 63)
 		return false;
 	*f = (struct spe_format){ .word = word, .lo = lo, .hi = hi };
 	return true;
@@ -1453,6 +1448,16 @@ static int spe_slot(int s)
 	return s;
 }
 
+/* A mapped, writable ring of the slot: its maps[] index or -1 */
+static int find_ring(int s)
+{
+	for (int m = 0; m < MAX_MAPS; m++)
+		if (maps[m].addr && maps[m].slot == s && maps[m].rw && maps[m].touchable &&
+		    maps[m].len > (size_t)page_size)
+			return m;
+	return -1;
+}
+
 /* A writable ring of 1 + 2^n pages for the slot: its maps[] index or -1 */
 static int map_ring(int s)
 {
@@ -1493,10 +1498,8 @@ static void do_aux_mmap(int s)
 	void *addr;
 	int e;
 
-	for (m = 0; m < MAX_MAPS && !(maps[m].addr && maps[m].slot == s && maps[m].rw &&
-				       maps[m].touchable && maps[m].len > (size_t)page_size); m++)
-		;
-	if (m == MAX_MAPS)
+	m = find_ring(s);
+	if (m < 0)
 		m = map_ring(s);
 	for (a = 0; a < MAX_MAPS && maps[a].addr; a++)
 		;
