@@ -245,11 +245,12 @@ if [ $debug_built = 1 ]; then
 	# (fuzz.plan; fuzz_pmu.c says why).
 	guest_suite boot-debug "IMAGE=$DEBUG_IMAGE APPEND=FUZZ_MIN_PERIOD=1000000" \
 		kunit selftests perftool fuzz
-	# Branch stacks (merged filters, two tasks, a KVM guest) under the
-	# checkers: a boot of its own, so that it runs beside the one above.
-	guest_suite boot-debug-brbe "IMAGE=$DEBUG_IMAGE" brbe
+	# Branch stacks (merged filters, two tasks, a KVM guest) and our SPE
+	# driver (every parameter, a KVM guest) under the checkers: a boot of
+	# its own, so that it runs beside the one above.
+	guest_suite boot-debug-brbe-spe "IMAGE=$DEBUG_IMAGE" brbe spe-driver
 	# CPU hotplug, sysctl toggles and exhaustion need several CPUs
-	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4" stress brbe-hotplug
+	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4" stress brbe-hotplug spe-hotplug
 fi
 if finish_arm32_build; then
 	# A 32-bit Arm kernel on the same CPU model in AArch32 (harness/arm32).
@@ -257,7 +258,7 @@ if finish_arm32_build; then
 	guest_suite boot-arm32 "KARCH=arm IMAGE=$ARM32_IMAGE INITRD=$ARM32_INITRD" arm32
 fi
 finish_suites
-[ $debug_built = 1 ] && debug_report boot-debug boot-debug-brbe boot-debug-smp4
+[ $debug_built = 1 ] && debug_report boot-debug boot-debug-brbe-spe boot-debug-smp4
 finish_host_checks
 
 echo "check took $(( $(date +%s) - START ))s; logs in $LOGS"

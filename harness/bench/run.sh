@@ -35,5 +35,7 @@ fi
 ./brbe || rc=1
 # KVM_RUN round trips with and without :G/:H events (n/a without /dev/kvm)
 ./kvm_exit || rc=1
+# SPE: buffer interrupts, their rate, switches (n/a without arm_spe_N)
+./spe || rc=1
 echo "bench: done"
 exit $rc

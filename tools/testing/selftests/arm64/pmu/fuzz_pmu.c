@@ -43,6 +43,10 @@
  *     only collects refusals proves nothing);
  *   - on a PMU with branch stacks (BRBE), branch-stack events were opened
  *     on it: sane draws carry a branch_sample_type perf could ask for;
+ *   - on a CPU with SPE, events of the arm_spe_N PMU were opened and their
+ *     AUX buffers mapped: sane draws set the fields its format/ folder
+ *     names, in range, with the periods perf record -c would ask for;
+ *     wild ones set bits no format names and odd periods;
  *   - the worker finishes within its bound, not killed by a signal.
  */
 #define _GNU_SOURCE
@@ -105,6 +109,9 @@ struct stats {
 	uint64_t errno_hist[C_NR][MAX_ERRNO + 1];	/* [0]: success */
 	uint64_t open_ours;		/* opens that landed on our PMU */
 	uint64_t open_branch;		/* ... of them with a branch stack */
+	uint64_t open_spe;		/* opens of the SPE PMU */
+	uint64_t aux_mmap_ok;		/* AUX areas mapped (of any PMU) */
+	uint64_t aux_snapshot_ok;	/* ... of them read-only: snapshot mode */
 	uint64_t read_ok, mmap_ok, ioctl_ok;
 	uint64_t forks, execs, children_ok, victims, migrations, sysctl_writes;
 	uint64_t user_reads, user_read_ok, user_read_traps, user_pages;
@@ -321,6 +328,71 @@ static void find_targets(void)
 	closedir(d);
 }
 
+/*
+ * The SPE PMU (arm_spe_N) and the fields its format/ folder names, each
+ * "configN:LO[-HI]", in name order so that the draws depend on the seed
+ * and the kernel's formats only.
+ */
+#define MAX_SPE_FORMATS	32
+struct spe_format {
+	unsigned int word;	/* 0: config, 1: config1, ... 3: config3 */
+	unsigned int lo, hi;
+};
+
+static struct spe_format spe_formats[MAX_SPE_FORMATS];
+static int nspe_formats;
+static uint32_t spe_type;
+static bool have_spe;
+
+static bool parse_spe_format(const char *text, struct spe_format *f)
+{
+	unsigned int word = 0, lo, hi;
+	const char *bits = text + strlen("config");
+	int n;
+
+	if (strncmp(text, "config", strlen("config")))
+		return false;
+	if (*bits >= '1' && *bits <= '3')
+		word = *bits++ - '0';
+	if (*bits != ':')
+		return false;
+	n = sscanf(bits + 1, "%u-%u", &lo, &hi);
+	if (n == 1)
+		hi = lo;
+	if (n < 1 || lo > hi || hi > 63)
+		return false;
+	*f = (struct spe_format){ .word = word, .lo = lo, .hi = hi };
+	return true;
+}
+
+static void find_spe(void)
+{
+	static const char base[] = "/sys/bus/event_source/devices";
+	char path[640], buf[64];
+	struct dirent **names;
+	int i, n;
+
+	for (i = 0; i < ntargets && strncmp(targets[i].name, "arm_spe_", 8); i++)
+		;
+	if (i == ntargets)
+		return;
+	spe_type = targets[i].type;
+	snprintf(path, sizeof(path), "%s/%s/format", base, targets[i].name);
+	n = scandir(path, &names, NULL, alphasort);
+	for (int j = 0; j < n; j++) {
+		snprintf(path, sizeof(path), "%s/%s/format/%s", base, targets[i].name,
+			 names[j]->d_name);
+		if (names[j]->d_name[0] != '.' && nspe_formats < MAX_SPE_FORMATS &&
+		    !pmu_read_sysfs(path, buf, sizeof(buf)) &&
+		    parse_spe_format(buf, &spe_formats[nspe_formats]))
+			nspe_formats++;
+		free(names[j]);
+	}
+	if (n >= 0)
+		free(names);
+	have_spe = nspe_formats > 0;
+}
+
 /* The event numbers our PMU lists in events/ */
 static uint64_t advertised[128];
 static int nadvertised;
@@ -463,6 +535,44 @@ static uint64_t gen_sample_freq(bool wild)
 	}
 }
 
+/*
+ * An SPE event's config words: sane, each named field set with p = 1/3 to
+ * a value that fits it (filters, latency, flags); wild, the same plus
+ * bits no field names, which the driver must refuse.
+ */
+static void gen_spe_config(uint64_t cfg[4], bool wild)
+{
+	memset(cfg, 0, 4 * sizeof(*cfg));
+	for (int i = 0; i < nspe_formats; i++) {
+		const struct spe_format *f = &spe_formats[i];
+		unsigned int width = f->hi - f->lo + 1;
+		uint64_t v = chance(50) ? 1 : rnd64();
+
+		if (!chance(33))
+			continue;
+		if (width < 64)
+			v &= (1ULL << width) - 1;
+		cfg[f->word] |= v << f->lo;
+	}
+	if (wild)
+		cfg[rnd(4)] |= chance(50) ? 1ULL << rnd(64) : interesting64();
+}
+
+/*
+ * SPE periods: what perf record -c asks for (multiples of the 256 the
+ * interval register keeps, and below the minimum interval), or wild
+ * ones past the 32-bit register.
+ */
+static uint64_t gen_spe_period(bool wild)
+{
+	static const uint64_t periods[] = {
+		256, 1024, 4096, 65536, 1000000, 3, 1, 300, 1ULL << 24,
+		0xffffff00ULL, 0x100000000ULL, ~0ULL,
+	};
+
+	return periods[rnd(ARRAY_SIZE(periods) - (wild ? 0 : 3))];
+}
+
 struct gen {
 	union attr_buf a;
 	bool wild;
@@ -554,6 +664,8 @@ static void gen_attr(struct gen *g, pid_t victim)
 	if (r < 40 && ntargets) {
 		attr->type = targets[rnd(ntargets)].type;
 		attr->config = gen_pmu_event();
+	} else if (r < 45 && have_spe) {
+		attr->type = spe_type;
 	} else if (r < 52) {
 		attr->type = PERF_TYPE_HARDWARE;
 		attr->config = !wild ? rnd(PERF_COUNT_HW_MAX + 1) : interesting64();
@@ -594,6 +706,15 @@ static void gen_attr(struct gen *g, pid_t victim)
 		attr->config2 = interesting64();
 	if (wild && chance(15))
 		config3 = interesting64();
+	if (have_spe && attr->type == spe_type) {
+		uint64_t cfg[4];
+
+		gen_spe_config(cfg, wild);
+		attr->config = cfg[0];
+		attr->config1 = cfg[1];
+		attr->config2 = cfg[2];
+		config3 = cfg[3];
+	}
 
 	if (wild) {
 		/* The bit fields: each set with p = 1/8, reserved ones rarely */
@@ -650,6 +771,12 @@ static void gen_attr(struct gen *g, pid_t victim)
 	 * is correct, but on a debug kernel, where each signal costs ~100k
 	 * instructions, one such event took minutes: keep them sparse.
 	 */
+	/* SPE only samples, at a period: mostly what it takes */
+	if (have_spe && attr->type == spe_type && (!wild || chance(50))) {
+		attr->freq = chance(5);
+		if (!attr->freq)
+			attr->sample_period = gen_spe_period(wild);
+	}
 	if (attr->sigtrap && attr->freq && attr->sample_freq > SIGTRAP_MAX_FREQ)
 		attr->sample_freq = SIGTRAP_MAX_FREQ;
 	if (attr->sigtrap && !attr->freq && attr->sample_period &&
@@ -991,6 +1118,8 @@ static void do_open(int s)
 		STAT_INC(open_ours);
 	if (sl->ours && g.a.attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
 		STAT_INC(open_branch);
+	if (have_spe && g.a.attr.type == spe_type)
+		STAT_INC(open_spe);
 }
 
 static void do_ioctl(int s)
@@ -1271,6 +1400,106 @@ static void walk_ring(struct mapping *m)
 		STAT_INC(ring_records);
 	}
 	__atomic_store_n(&pc->data_tail, head, __ATOMIC_RELEASE);
+	/*
+	 * Hand back the AUX area too, if one is mapped writable: a driver
+	 * with a full buffer stops until it has room (perf core ignores
+	 * aux_tail otherwise).
+	 */
+	__atomic_store_n(&pc->aux_tail, __atomic_load_n(&pc->aux_head, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+}
+
+/*
+ * A slot whose last draw was an SPE event, looking from s on, else s: AUX
+ * areas are for AUX PMUs. The draws, not the opens' results, decide, so
+ * the sequence stays the same on any kernel.
+ */
+static int spe_slot(int s)
+{
+	for (int i = 0; have_spe && i < NSLOT; i++) {
+		int t = (s + i) % NSLOT;
+
+		if (slot_gen[t].a.attr.size && slot_gen[t].a.attr.type == spe_type)
+			return t;
+	}
+	return s;
+}
+
+/* A mapped, writable ring of the slot: its maps[] index or -1 */
+static int find_ring(int s)
+{
+	for (int m = 0; m < MAX_MAPS; m++)
+		if (maps[m].addr && maps[m].slot == s && maps[m].rw && maps[m].touchable &&
+		    maps[m].len > (size_t)page_size)
+			return m;
+	return -1;
+}
+
+/* A writable ring of 1 + 2^n pages for the slot: its maps[] index or -1 */
+static int map_ring(int s)
+{
+	size_t pages = 1 + (1UL << rnd(4));
+	char what[96];
+	void *addr;
+	int m, e;
+
+	for (m = 0; m < MAX_MAPS && maps[m].addr; m++)
+		;
+	if (m == MAX_MAPS)
+		return -1;
+	snprintf(what, sizeof(what), "mmap ring slot %d fd %d pages %zu", s, slot_fd(s), pages);
+	vlog("%s", what);
+	addr = mmap(NULL, pages * page_size, PROT_READ | PROT_WRITE, MAP_SHARED, slot_fd(s), 0);
+	e = errno;
+	note_result(C_MMAP, addr == MAP_FAILED ? -1 : 0, e, what);
+	if (addr == MAP_FAILED)
+		return -1;
+	STAT_INC(mmap_ok);
+	maps[m] = (struct mapping){ .addr = addr, .len = pages * page_size, .slot = s,
+				    .rw = true, .touchable = true };
+	return m;
+}
+
+/*
+ * Map an AUX area behind one of the slot's ring buffers, as perf record
+ * does for SPE: aux_offset and aux_size in the user page, then mmap() of
+ * that range; read-only is snapshot (overwrite) mode. Mostly power-of-two
+ * sizes from one page up, sometimes one that is not.
+ */
+static void do_aux_mmap(int s)
+{
+	struct perf_event_mmap_page *pc;
+	size_t pages, off;
+	int m, a, prot;
+	char what[96];
+	void *addr;
+	int e;
+
+	m = find_ring(s);
+	if (m < 0)
+		m = map_ring(s);
+	for (a = 0; a < MAX_MAPS && maps[a].addr; a++)
+		;
+	if (m < 0 || a == MAX_MAPS)
+		return;
+	pages = chance(90) ? 1UL << rnd(7) : 1 + rnd(12);
+	prot = chance(40) ? PROT_READ : PROT_READ | PROT_WRITE;
+	pc = maps[m].addr;
+	off = pc->data_offset + pc->data_size;
+	pc->aux_offset = off;
+	pc->aux_size = pages * page_size;
+	snprintf(what, sizeof(what), "aux mmap slot %d fd %d pages %zu prot %d off %zu",
+		 s, slot_fd(s), pages, prot, off);
+	vlog("%s", what);
+	addr = mmap(NULL, pages * page_size, prot, MAP_SHARED, slot_fd(s), off);
+	e = errno;
+	note_result(C_MMAP, addr == MAP_FAILED ? -1 : 0, e, what);
+	if (addr == MAP_FAILED)
+		return;
+	STAT_INC(aux_mmap_ok);
+	if (!(prot & PROT_WRITE))
+		STAT_INC(aux_snapshot_ok);
+	maps[a] = (struct mapping){ .addr = addr, .len = pages * page_size, .slot = s };
 }
 
 static void do_mmap(int s)
@@ -1563,8 +1792,11 @@ static void run_ops(int nops)
 		case 36 ... 47:
 			do_read(s);
 			break;
-		case 48 ... 55:
+		case 48 ... 53:
 			do_mmap(s);
+			break;
+		case 54 ... 55:
+			do_aux_mmap(spe_slot(s));
 			break;
 		case 56 ... 61:
 			do_touch_map();
@@ -1775,7 +2007,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ksft_print_header();
-	ksft_set_plan(7);
+	ksft_set_plan(8);
 	st = mmap(NULL, sizeof(*st), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (st == MAP_FAILED)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
@@ -1793,6 +2025,7 @@ int main(int argc, char **argv)
 			max_sample_rate = rate;
 	}
 	find_targets();
+	find_spe();
 	find_advertised();
 
 	printf("# seed %" PRIu64 " iterations %" PRIu64 "\n", seed, n);
@@ -1853,6 +2086,9 @@ int main(int argc, char **argv)
 	       st->open_ours, st->open_branch);
 	printf(", ioctls ok %" PRIu64 ", reads ok %" PRIu64 ", mmaps ok %" PRIu64 "\n",
 	       st->ioctl_ok, st->read_ok, st->mmap_ok);
+	printf("# SPE events opened %" PRIu64 " (%d formats), AUX areas mapped %" PRIu64
+	       " (%" PRIu64 " snapshot)\n",
+	       st->open_spe, nspe_formats, st->aux_mmap_ok, st->aux_snapshot_ok);
 	printf("# forks %" PRIu64 " (execs %" PRIu64 ", exited cleanly %" PRIu64
 	       "), victims %" PRIu64 ", migrations %" PRIu64
 	       ", perf_user_access writes %" PRIu64 "\n",
@@ -1886,6 +2122,13 @@ int main(int argc, char **argv)
 			 "fewer than 20 iterations: not enough to tell");
 	else
 		pmu_result(st->open_branch, "fuzz_reached_branch_stack");
+	if (!have_spe)
+		pmu_skip("fuzz_reached_spe", "no arm_spe_N PMU with formats (no FEAT_SPE)");
+	else if (n < 20)
+		pmu_skip("fuzz_reached_spe", "fewer than 20 iterations: not enough to tell");
+	else
+		pmu_result(st->open_spe && st->aux_mmap_ok && st->aux_snapshot_ok,
+			   "fuzz_reached_spe");
 	pmu_result(finished, "fuzz_run_finished");
 	ksft_finished();
 }

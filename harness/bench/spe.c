@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spe - the SPE driver's hot paths, in guest instructions (-icount shift=0),
+ * the same program on the base kernel and on ours:
+ *
+ *   spe-irq          a user loop of LOOP_ITERS subs/b.ne pairs sampled by
+ *                    arm_spe_0//u at the model's minimum interval (256)
+ *                    into a 64 KiB AUX buffer that this process drains
+ *                    after every chunk, as perf record would: the time it
+ *                    takes, minus the same loop and draining with no
+ *                    event, per buffer management interrupt. Under TCG
+ *                    the model writes records without guest instructions,
+ *                    so what is left is the interrupt: the driver's
+ *                    handler, perf core's AUX bookkeeping and the
+ *                    PERF_RECORD_AUX it writes, the restart.
+ *   spe-irq-per-mib  those interrupts per MiB of trace (AUX bytes): how
+ *                    far the driver lets the hardware fill the buffer
+ *                    before it interrupts.
+ *   ctxsw-spe        a pipe ping-pong between two processes, each with an
+ *                    SPE event sampling its user time and an AUX buffer
+ *                    mapped, against the same ping-pong with no event:
+ *                    the cost of stopping and starting SPE at a switch.
+ *
+ * Each is the median of REPS runs. Without an arm_spe_N PMU (no FEAT_SPE,
+ * or a kernel without the driver) every path prints n/a.
+ */
+#include "bench.h"
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#define SPE_PERIOD	256
+#define AUX_PAGES	16		/* 64 KiB */
+#define CHUNKS		100
+#define CHUNK_ITERS	100000UL	/* 200,000 instructions, 781 samples */
+#define PINGPONG	2000
+
+struct spe_event {
+	int fd;
+	struct perf_event_mmap_page *pc;
+	size_t ring_len;
+	void *aux;
+};
+
+/* arm_spe_N's type, 0 if there is none */
+static uint32_t spe_type(void)
+{
+	static const char dir[] = "/sys/bus/event_source/devices";
+	char path[512], buf[32];
+	struct dirent *de;
+	uint32_t type = 0;
+	DIR *d = opendir(dir);
+	int fd, n;
+
+	if (!d)
+		return 0;
+	while (!type && (de = readdir(d))) {
+		if (strncmp(de->d_name, "arm_spe_", 8))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/type", dir, de->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			type = strtoul(buf, NULL, 10);
+		}
+	}
+	closedir(d);
+	return type;
+}
+
+/* An enabled arm_spe_N//u event on this task, its ring and AUX mapped */
+static void spe_open(uint32_t type, uint64_t period, struct spe_event *e)
+{
+	struct perf_event_attr attr = {
+		.type = type,
+		.sample_period = period,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.disabled = 1,
+	};
+	long page = sysconf(_SC_PAGESIZE);
+
+	e->fd = perf_open(&attr, -1);
+	e->ring_len = 2 * page;
+	e->pc = mmap(NULL, e->ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
+	if (e->pc == MAP_FAILED)
+		die("mmap ring");
+	e->pc->aux_offset = e->ring_len;
+	e->pc->aux_size = AUX_PAGES * page;
+	e->aux = mmap(NULL, AUX_PAGES * page, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd,
+		      e->ring_len);
+	if (e->aux == MAP_FAILED)
+		die("mmap aux");
+	if (ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0))
+		die("enable");
+}
+
+static void spe_close(struct spe_event *e)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0);
+	munmap(e->aux, AUX_PAGES * page);
+	munmap(e->pc, e->ring_len);
+	close(e->fd);
+}
+
+/* What perf record does with a user page: everything read, hand it back */
+static void drain(struct perf_event_mmap_page *pc)
+{
+	__atomic_store_n(&pc->aux_tail, __atomic_load_n(&pc->aux_head, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&pc->data_tail, __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+}
+
+/* The SPE interrupts taken so far (the line of /proc/interrupts) */
+static uint64_t spe_irqs(void)
+{
+	char line[512], *p, *end;
+	uint64_t n = 0;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		die("/proc/interrupts");
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "arm_spe"))
+			continue;
+		p = strchr(line, ':');
+		for (p = p ? p + 1 : line; ; p = end) {
+			uint64_t v = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			n += v;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * The sampled loop: ns, and with an event its interrupts and AUX bytes.
+ * Without one the same draining runs on a page of our own.
+ */
+static uint64_t sampled_loop(uint32_t type, uint64_t *irqs, uint64_t *bytes)
+{
+	static struct perf_event_mmap_page idle;
+	struct perf_event_mmap_page *pc = &idle;
+	struct spe_event e;
+	uint64_t t0, t1, i0;
+	int c;
+
+	if (type) {
+		spe_open(type, SPE_PERIOD, &e);
+		pc = e.pc;
+	}
+	i0 = spe_irqs();
+	t0 = now_ns();
+	for (c = 0; c < CHUNKS; c++) {
+		busy_loop(CHUNK_ITERS);
+		drain(pc);
+	}
+	t1 = now_ns();
+	*irqs = spe_irqs() - i0;
+	*bytes = __atomic_load_n(&pc->aux_head, __ATOMIC_ACQUIRE);
+	if (type)
+		spe_close(&e);
+	return t1 - t0;
+}
+
+static void bench_irq(uint32_t type)
+{
+	double per_irq[REPS], per_mib[REPS];
+	uint64_t irqs = 0, bytes = 0, none_irqs, none_bytes, with, none;
+	char extra[96];
+	int r;
+
+	for (r = 0; r < REPS; r++) {
+		none = sampled_loop(0, &none_irqs, &none_bytes);
+		with = sampled_loop(type, &irqs, &bytes);
+		if (!irqs || !bytes) {
+			printf("bench: spe-irq n/a no SPE interrupt or no trace\n");
+			printf("bench: spe-irq-per-mib n/a no SPE interrupt or no trace\n");
+			return;
+		}
+		per_irq[r] = ((double)with - (double)none) / irqs;
+		per_mib[r] = irqs / (bytes / 1048576.0);
+	}
+	snprintf(extra, sizeof(extra), "irqs=%lu bytes=%lu", (unsigned long)irqs,
+		 (unsigned long)bytes);
+	report("spe-irq", median(per_irq, REPS), 0, irqs, extra);
+	report("spe-irq-per-mib", median(per_mib, REPS), 0, irqs, extra);
+}
+
+static long switches(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+static void xfer(int fd, int out)
+{
+	char c = 0;
+
+	if ((out ? write(fd, &c, 1) : read(fd, &c, 1)) != 1)
+		die("pipe");
+}
+
+/* One ping-pong; ns per switch, each side with an SPE event if type */
+static double pingpong(uint32_t type)
+{
+	int to_child[2], to_parent[2], status, i;
+	long sw_parent, sw_child;
+	struct spe_event e;
+	uint64_t t0, t1;
+	pid_t pid;
+
+	if (pipe(to_child) || pipe(to_parent))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		if (type)
+			spe_open(type, 65536, &e);
+		xfer(to_parent[1], 1);
+		sw_child = switches();
+		for (i = 0; i < PINGPONG; i++) {
+			xfer(to_child[0], 0);
+			xfer(to_parent[1], 1);
+		}
+		sw_child = switches() - sw_child;
+		if (write(to_parent[1], &sw_child, sizeof(sw_child)) != sizeof(sw_child))
+			die("write");
+		_exit(0);
+	}
+	if (type)
+		spe_open(type, 65536, &e);
+	xfer(to_parent[0], 0);
+	sw_parent = switches();
+	t0 = now_ns();
+	mark_begin();
+	for (i = 0; i < PINGPONG; i++) {
+		xfer(to_child[1], 1);
+		xfer(to_parent[0], 0);
+	}
+	mark_end();
+	t1 = now_ns();
+	sw_parent = switches() - sw_parent;
+	if (read(to_parent[0], &sw_child, sizeof(sw_child)) != sizeof(sw_child))
+		die("read");
+	waitpid(pid, &status, 0);
+	if (type)
+		spe_close(&e);
+	close(to_child[0]);
+	close(to_child[1]);
+	close(to_parent[0]);
+	close(to_parent[1]);
+	mark_emit(type ? "ctxsw-spe" : "ctxsw-spe.base", sw_parent + sw_child);
+	return (double)(t1 - t0) / (sw_parent + sw_child);
+}
+
+static void bench_ctxsw(uint32_t type)
+{
+	double none[REPS], one[REPS];
+	int r;
+
+	for (r = 0; r < REPS; r++) {
+		none[r] = pingpong(0);
+		one[r] = pingpong(type);
+	}
+	report("ctxsw-spe", median(one, REPS), median(none, REPS), 2 * PINGPONG, NULL);
+}
+
+int main(void)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	uint32_t type = spe_type();
+
+	if (!type) {
+		printf("bench: spe-irq n/a no arm_spe_N PMU\n");
+		printf("bench: spe-irq-per-mib n/a no arm_spe_N PMU\n");
+		printf("bench: ctxsw-spe n/a no arm_spe_N PMU\n");
+		return 0;
+	}
+	pin_cpu0();
+	/* as ctxsw: FIFO, so the two sides alternate and nothing else runs */
+	sched_setscheduler(0, SCHED_FIFO, &sp);
+	bench_irq(type);
+	bench_ctxsw(type);
+	return 0;
+}
