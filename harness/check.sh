@@ -150,7 +150,8 @@ start_host_checks() {
 	HOST_CHECKS=$!
 }
 finish_host_checks() {
-	wait "$HOST_CHECKS"
+	# their failures are counted from the logs, not by stopping here
+	wait "$HOST_CHECKS" || true
 	tally quality
 	tally series
 }

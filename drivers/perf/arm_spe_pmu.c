@@ -487,7 +487,8 @@ static u32 arm_spe_pmu_attr_needs(const struct perf_event_attr *attr)
  * Return: 0; -EINVAL for frequency mode, no period or one above the
  * widest interval, and unknown bits; -EOPNOTSUPP for what this
  * implementation lacks (a filter, discard mode, event filter bits its
- * version cannot filter on, idle exclusion, branch stacks).
+ * version cannot filter on, idle exclusion, guest-only sampling, branch
+ * stacks).
  */
 static int arm_spe_pmu_check_attr(const struct arm_spe_pmu_caps *caps,
 				  const struct perf_event_attr *attr)
@@ -503,6 +504,13 @@ static int arm_spe_pmu_check_attr(const struct arm_spe_pmu_caps *caps,
 		return -EINVAL;
 	/* Sampling stops at no exception level for idle */
 	if (attr->exclude_idle)
+		return -EOPNOTSUPP;
+	/*
+	 * Guest-only (perf's :G): the host's buffer never receives a guest's
+	 * records (KVM stops profiling around it), so such an event would
+	 * only ever sample the host it asked to leave out.
+	 */
+	if (attr->exclude_host)
 		return -EOPNOTSUPP;
 	if (attr->sample_type & PERF_SAMPLE_BRANCH_STACK)
 		return -EOPNOTSUPP;

@@ -72,7 +72,7 @@ static void arm_spe_test_caps_decode(struct kunit *test)
 static const struct arm_spe_check_case {
 	const char *name;
 	u64 config, config1, config2, config3, period;
-	bool freq, exclude_idle, branch_stack, small;
+	bool freq, exclude_idle, exclude_host, branch_stack, small;
 	int err;
 } arm_spe_check_cases[] = {
 	{ "default", 0, 0, 0, 0, 256, .err = 0 },
@@ -95,6 +95,8 @@ static const struct arm_spe_check_case {
 	{ "eft_simd_float", BIT_ULL(39) | BIT_ULL(41), 0, 0, 0, 256, .err = 0 },
 	{ "min_latency_too_wide", 0, 0, 0x1000, 0, 256, .err = -EINVAL },
 	{ "exclude_idle", 0, 0, 0, 0, 256, .exclude_idle = true, .err = -EOPNOTSUPP },
+	/* perf's :G: the host's buffer never holds a guest's records */
+	{ "guest_only", 0, 0, 0, 0, 256, .exclude_host = true, .err = -EOPNOTSUPP },
 	{ "branch_stack", 0, 0, 0, 0, 256, .branch_stack = true, .err = -EOPNOTSUPP },
 	{ "evfr_res0_bit", 0, BIT_ULL(0), 0, 0, 256, .err = -EOPNOTSUPP },
 	{ "nevfr_res0_bit", 0, 0, 0, BIT_ULL(40), 256, .err = -EOPNOTSUPP },
@@ -131,6 +133,7 @@ static void arm_spe_test_check_attr(struct kunit *test)
 	attr.config3 = c->config3;
 	attr.freq = c->freq;
 	attr.exclude_idle = c->exclude_idle;
+	attr.exclude_host = c->exclude_host;
 	if (c->branch_stack)
 		attr.sample_type |= PERF_SAMPLE_BRANCH_STACK;
 	KUNIT_EXPECT_EQ(test, arm_spe_pmu_check_attr(&caps, &attr), c->err);
