@@ -89,8 +89,8 @@ static inline double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The perf type of the PMUv3 PMU (armv8_pmuv3_0 on QEMU's virt DT). */
-static inline uint32_t pmu_type(void)
+/* The perf type of the first PMU whose name starts with prefix, or 0 */
+static inline uint32_t pmu_type_named(const char *prefix)
 {
 	static const char dir[] = "/sys/bus/event_source/devices";
 	char path[512], buf[32];
@@ -101,8 +101,8 @@ static inline uint32_t pmu_type(void)
 
 	if (!d)
 		die(dir);
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, "armv8_", 6))
+	while (!type && (de = readdir(d))) {
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/type", dir, de->d_name);
 		fd = open(path, O_RDONLY);
@@ -113,10 +113,17 @@ static inline uint32_t pmu_type(void)
 		if (n > 0) {
 			buf[n] = 0;
 			type = strtoul(buf, NULL, 10);
-			break;
 		}
 	}
 	closedir(d);
+	return type;
+}
+
+/* The perf type of the PMUv3 PMU (armv8_pmuv3_0 on QEMU's virt DT). */
+static inline uint32_t pmu_type(void)
+{
+	uint32_t type = pmu_type_named("armv8_");
+
 	if (!type) {
 		errno = ENODEV;
 		die("no armv8_* PMU in /sys/bus/event_source/devices");

@@ -42,36 +42,6 @@ struct spe_event {
 	void *aux;
 };
 
-/* arm_spe_N's type, 0 if there is none */
-static uint32_t spe_type(void)
-{
-	static const char dir[] = "/sys/bus/event_source/devices";
-	char path[512], buf[32];
-	struct dirent *de;
-	uint32_t type = 0;
-	DIR *d = opendir(dir);
-	int fd, n;
-
-	if (!d)
-		return 0;
-	while (!type && (de = readdir(d))) {
-		if (strncmp(de->d_name, "arm_spe_", 8))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/type", dir, de->d_name);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n > 0) {
-			buf[n] = 0;
-			type = strtoul(buf, NULL, 10);
-		}
-	}
-	closedir(d);
-	return type;
-}
-
 /* An enabled arm_spe_N//u event on this task, its ring and AUX mapped */
 static void spe_open(uint32_t type, uint64_t period, struct spe_event *e)
 {
@@ -282,7 +252,7 @@ static void bench_ctxsw(uint32_t type)
 int main(void)
 {
 	struct sched_param sp = { .sched_priority = 10 };
-	uint32_t type = spe_type();
+	uint32_t type = pmu_type_named("arm_spe_");
 
 	if (!type) {
 		printf("bench: spe-irq n/a no arm_spe_N PMU\n");
