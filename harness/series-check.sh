@@ -113,10 +113,13 @@ config_landed() {
 
 # The kselftest way, in the overlaid source tree kernel.sh keeps.
 build_selftests() {
-	local src subs
+	local src sub subs=
 	src=$("$HARNESS/kernel.sh" src | tail -n 1)
-	# pmu and spe, each once the series has added it
-	subs=$(cd "$src/$SELFTESTS" && ls -d pmu spe 2>/dev/null | tr '\n' ' ')
+	# pmu and spe, each once the series has added it: an earlier step's
+	# tree keeps the folder of a later one, emptied, so look for its Makefile
+	for sub in pmu spe; do
+		[ -f "$src/$SELFTESTS/$sub/Makefile" ] && subs+="$sub "
+	done
 	"$HARNESS/kernel.sh" make headers &&
 	make -s -C "$src/tools/testing/selftests" O="$LOG/kselftest" TARGETS=arm64 \
 		ARM64_SUBTARGETS="$subs" CROSS_COMPILE="$CROSS_COMPILE"
