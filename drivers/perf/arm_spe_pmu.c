@@ -781,6 +781,20 @@ static void arm_spe_pmu_buf_skip(struct perf_output_handle *handle,
 		WARN_ON_ONCE(perf_aux_output_skip(handle, bytes));
 }
 
+/* The window from the handle as it stands; ends it as truncated if none */
+static bool arm_spe_pmu_buf_window(struct arm_spe_pmu *spe,
+				   struct perf_output_handle *handle,
+				   struct arm_spe_pmu_buf *buf,
+				   struct arm_spe_pmu_window *w)
+{
+	if (arm_spe_pmu_window(buf->size, handle->head, handle->size, handle->wakeup,
+			       buf->snapshot, &spe->caps, w))
+		return true;
+	perf_aux_output_flag(handle, PERF_AUX_FLAG_TRUNCATED);
+	perf_aux_output_end(handle, 0);
+	return false;
+}
+
 /*
  * Open the next window of the event's AUX buffer and point the profiling
  * unit at it. Return false (with the handle ended) when there is no room.
@@ -795,17 +809,24 @@ static bool arm_spe_pmu_buf_open(struct arm_spe_pmu *spe,
 
 	if (!buf)
 		return false;
-	if (!arm_spe_pmu_window(buf->size, handle->head, handle->size, handle->wakeup,
-				buf->snapshot, &spe->caps, &w)) {
-		perf_aux_output_flag(handle, PERF_AUX_FLAG_TRUNCATED);
-		perf_aux_output_end(handle, 0);
+	if (!arm_spe_pmu_buf_window(spe, handle, buf, &w))
 		return false;
-	}
-	if (w.pad) {
+	while (w.pad) {
 		/* Zeroes are padding packets to the decoder */
 		memset(buf->base + handle->head % buf->size, 0,
 		       min(w.pad, buf->size - handle->head % buf->size));
 		arm_spe_pmu_buf_skip(handle, buf, w.pad);
+		if (buf->snapshot)
+			break;
+		/*
+		 * If the padding crossed the wakeup mark, perf woke the
+		 * reader and set the next mark: the window must stop at that
+		 * one. Else it runs on to the end of the free space, and a
+		 * reader who sees only what interrupts hand over cannot free
+		 * room in time: the trace ends truncated.
+		 */
+		if (!arm_spe_pmu_buf_window(spe, handle, buf, &w))
+			return false;
 	}
 	if (w.zero)
 		memset(buf->base + w.start, 0, w.zero);

@@ -72,6 +72,14 @@ static_assert(offsetof(struct perf_event_attr, config2) + 8 <= ATTR_CONFIG3_OFF,
 /* Snapshot: 3906 records of 26 or 38 bytes through a 16 KiB buffer */
 #define SNAP_PERIOD		256ULL
 #define SNAP_AUX_PAGES		4
+/*
+ * Draining a running event: 683 or 684 loop records of 26 or 38 bytes a
+ * chunk (about 21 KiB), 210 KiB through the 64 KiB buffer
+ */
+#define DRAIN_PERIOD		256ULL
+#define DRAIN_ITERS		35000UL
+#define DRAIN_CHUNKS		10
+#define DRAIN_TRACE_MAX		(1UL << 20)
 
 /* Two tasks on one CPU, 10,000,006 members each, 152 records at 65536 */
 #define TWO_PERIOD		65536ULL
@@ -355,14 +363,20 @@ static bool none_has_ctx(const struct spe_record *r, long n)
 	return true;
 }
 
-static bool all_in(const struct spe_record *r, long n, const char *lo, const char *hi)
+/* How many records are of user code in [lo, hi) */
+static long count_in(const struct spe_record *r, long n, const char *lo, const char *hi)
 {
-	long i;
+	long i, in = 0;
 
 	for (i = 0; i < n; i++)
-		if (!r[i].has_pc || r[i].el || r[i].pc < (uintptr_t)lo || r[i].pc >= (uintptr_t)hi)
-			return false;
-	return true;
+		if (r[i].has_pc && !r[i].el && r[i].pc >= (uintptr_t)lo && r[i].pc < (uintptr_t)hi)
+			in++;
+	return in;
+}
+
+static bool all_in(const struct spe_record *r, long n, const char *lo, const char *hi)
+{
+	return count_in(r, n, lo, hi) == n;
 }
 
 /* Copy len bytes at pos of the ring's data area, which wraps */
@@ -378,15 +392,17 @@ static void ring_copy(const struct session *s, uint64_t pos, void *buf, size_t l
 
 /*
  * The PERF_RECORD_AUX records perf core wrote for the driver's hand-overs:
- * the bytes they cover and their flags ORed. False if the ring is garbled.
+ * the bytes they cover, the largest of them and their flags ORed. False
+ * if the ring is garbled.
  */
-static bool aux_records(const struct session *s, uint64_t *bytes, uint64_t *flags)
+static bool aux_records(const struct session *s, uint64_t *bytes, uint64_t *largest,
+			uint64_t *flags)
 {
 	uint64_t head = __atomic_load_n(&s->pc->data_head, __ATOMIC_ACQUIRE);
 	struct perf_event_header h;
 	uint64_t pos, aux[3];
 
-	*bytes = *flags = 0;
+	*bytes = *largest = *flags = 0;
 	for (pos = 0; pos < head; pos += h.size) {
 		ring_copy(s, pos, &h, sizeof(h));
 		if (h.size < sizeof(h))
@@ -396,6 +412,8 @@ static bool aux_records(const struct session *s, uint64_t *bytes, uint64_t *flag
 		/* aux_offset, aux_size, flags */
 		ring_copy(s, pos + sizeof(h), aux, sizeof(aux));
 		*bytes += aux[1];
+		if (aux[1] > *largest)
+			*largest = aux[1];
 		*flags |= aux[2];
 	}
 	return true;
@@ -406,7 +424,7 @@ static void test_loop(void)
 {
 	struct spe_params p = { 0 };
 	long want = expected_count(ITERS, PERIOD, KEEP_ALL);
-	uint64_t bytes, flags;
+	uint64_t bytes, largest, flags;
 	struct session s;
 	bool ok;
 	long n;
@@ -420,7 +438,7 @@ static void test_loop(void)
 	pmu_result(n > 0 && records_match(recs, n, ITERS, PERIOD, 1, KEEP_ALL, 0),
 		   "loop_records_match_layout");
 	pmu_result(n > 0 && all_ctx_are(recs, n, getpid()), "context_packets_carry_pid");
-	ok = aux_records(&s, &bytes, &flags);
+	ok = aux_records(&s, &bytes, &largest, &flags);
 	ksft_print_msg("loop: PERF_RECORD_AUX cover %" PRIu64 " bytes (flags %#" PRIx64
 		       "), aux head %" PRIu64 "\n", bytes, flags, session_aux_head(&s));
 	pmu_result(ok && n > 0 && bytes == session_aux_head(&s) && !flags,
@@ -591,6 +609,88 @@ static void test_snapshot(void)
 		   "snapshot_holds_newest_records");
 	free(copy);
 	session_close(&s);
+}
+
+/*
+ * Append what the driver handed over since the reader's tail, then free
+ * it. memcpy(): the copy runs sampled too, and must add few records.
+ */
+static size_t drain_copy(struct session *s, uint8_t *trace, size_t len)
+{
+	uint64_t head = session_aux_head(s), tail = s->pc->aux_tail;
+
+	while (tail < head && len < DRAIN_TRACE_MAX) {
+		size_t off = tail % s->aux_len;
+		size_t n = head - tail;
+
+		if (n > s->aux_len - off)
+			n = s->aux_len - off;
+		if (n > DRAIN_TRACE_MAX - len)
+			n = DRAIN_TRACE_MAX - len;
+
+		memcpy(trace + len, s->aux + off, n);
+		len += n;
+		tail += n;
+	}
+	__atomic_store_n(&s->pc->aux_tail, tail, __ATOMIC_RELEASE);
+	return len;
+}
+
+/*
+ * A reader that drains the AUX buffer while the event runs on, as perf
+ * record does, with no system call that would stop the event: it sees
+ * only what the driver hands over at its interrupts. Each chunk writes
+ * less than half the buffer, so as long as the driver stops at every
+ * wakeup mark (half the buffer) the unread data never fills it. A full
+ * window ends a few bytes short of its mark, and the padding to the next
+ * window's start crosses the mark: that window must stop at the next
+ * one, not run on to the end of the free space, or the trace ends
+ * truncated a few chunks later. run_window()'s ioctl()s fail on fd -1
+ * and stop nothing. The interval counter runs on between the chunks, so
+ * each chunk's loop yields LOOP_LEN * DRAIN_ITERS / DRAIN_PERIOD
+ * records, rounded either way: any fewer were lost.
+ */
+static void test_drain_running(void)
+{
+	uint64_t members = (uint64_t)LOOP_LEN * DRAIN_ITERS;
+	long lo = DRAIN_CHUNKS * (members / DRAIN_PERIOD);
+	long hi = DRAIN_CHUNKS * ((members + DRAIN_PERIOD - 1) / DRAIN_PERIOD);
+	struct spe_params p = { .period = DRAIN_PERIOD };
+	uint64_t bytes, largest, flags;
+	uint8_t *trace = malloc(DRAIN_TRACE_MAX);
+	unsigned int chunk;
+	struct session s;
+	size_t len = 0;
+	long n = -1;
+	bool ok;
+
+	if (!trace || session_open(&s, &p, AUX_PAGES, false) ||
+	    ioctl(s.fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		pmu_result(false, "drain_running_never_truncated");
+		pmu_result(false, "drain_running_stops_at_wakeup_marks");
+		pmu_result(false, "drain_running_loses_no_record");
+		free(trace);
+		return;
+	}
+	for (chunk = 0; chunk < DRAIN_CHUNKS; chunk++) {
+		run_window(-1, DRAIN_ITERS);
+		len = drain_copy(&s, trace, len);
+	}
+	ioctl(s.fd, PERF_EVENT_IOC_DISABLE, 0);
+	len = drain_copy(&s, trace, len);
+	ok = aux_records(&s, &bytes, &largest, &flags);
+	if (len < DRAIN_TRACE_MAX)
+		n = spe_decode(trace, len, recs, MAX_RECORDS);
+	if (n >= 0)
+		n = count_in(recs, n, spe_loop_begin, spe_loop_end);
+	ksft_print_msg("drain: %" PRIu64 " bytes handed over, largest %" PRIu64 " of %zu, flags %#"
+		       PRIx64 ", %ld loop records (%ld..%ld)\n", bytes, largest, s.aux_len,
+		       flags, n, lo, hi);
+	pmu_result(ok && !flags, "drain_running_never_truncated");
+	pmu_result(ok && bytes && largest <= s.aux_len / 2, "drain_running_stops_at_wakeup_marks");
+	pmu_result(n >= lo && n <= hi, "drain_running_loses_no_record");
+	session_close(&s);
+	free(trace);
 }
 
 /* A core PMU counter of this task, EL0 only, counting from now */
@@ -976,7 +1076,7 @@ int main(void)
 	if (v)
 		pmsver = atoi(v);
 	ksft_print_msg("expecting PMSVer %d\n", pmsver);
-	ksft_set_plan(5 + ARRAY_SIZE(filter_cases) + 1 + 2 + 2 + (pmsver < 3 ? 1 : 3) + 3 +
+	ksft_set_plan(5 + ARRAY_SIZE(filter_cases) + 1 + 2 + 2 + 3 + (pmsver < 3 ? 1 : 3) + 3 +
 		      4 + NPRIV * ARRAY_SIZE(priv_levels));
 
 	/* Page-aligned arrays, faulted in with the loop's page before anything counts */
@@ -996,6 +1096,7 @@ int main(void)
 	test_pa();
 	test_ts();
 	test_snapshot();
+	test_drain_running();
 	test_discard();
 	test_two_tasks();
 	test_periods();
