@@ -93,9 +93,6 @@
 #define ARM_SPE_PMSFCR_FPM		BIT_ULL(51)
 #define ARM_SPE_PMSFCR_SIMDM		BIT_ULL(52)
 
-/* Our bit of hw.flags: the opener may see kernel-level information */
-#define ARM_SPE_HW_PRIVILEGED		BIT(0)
-
 /* PMSCR_ELx.PCT value selecting the physical counter (EL1 and EL2 agree) */
 #define ARM_SPE_PMSCR_PCT_PHYS		1
 
@@ -449,6 +446,12 @@ static void arm_spe_pmu_hw_program_sampling(const struct arm_spe_pmu_caps *caps,
 
 /* Pure translations, unit-tested by arm_spe_pmu_test.c */
 
+/* Whether PMSIRR_EL1 can hold a period (intervals are rounded, not cut) */
+static bool arm_spe_pmu_period_ok(u64 period)
+{
+	return period && period <= ARM_SPE_MAX_PERIOD;
+}
+
 /* The features an event's parameters need */
 static u32 arm_spe_pmu_attr_needs(const struct perf_event_attr *attr)
 {
@@ -498,7 +501,7 @@ static int arm_spe_pmu_check_attr(const struct arm_spe_pmu_caps *caps,
 	/* The interval counts operations: there is no rate to aim at */
 	if (attr->freq)
 		return -EINVAL;
-	if (!attr->sample_period || attr->sample_period > ARM_SPE_MAX_PERIOD)
+	if (!arm_spe_pmu_period_ok(attr->sample_period))
 		return -EINVAL;
 	if ((attr->config & ~ARM_SPE_CFG_ALL) || (attr->config2 & ~ARM_SPE_CFG2_MINLAT))
 		return -EINVAL;
@@ -537,6 +540,13 @@ static int arm_spe_pmu_check_attr(const struct arm_spe_pmu_caps *caps,
 static u64 arm_spe_pmu_interval(u64 period)
 {
 	return max_t(u64, period & PMSIRR_EL1_INTERVAL_MASK, ARM_SPE_PERIOD_GRANULE);
+}
+
+/* PMSIRR_EL1: the interval, and jitter on it if asked for */
+static u64 arm_spe_pmu_pmsirr(const struct perf_event_attr *attr)
+{
+	return arm_spe_pmu_interval(attr->sample_period) |
+	       FIELD_PREP(PMSIRR_EL1_RND, !!(attr->config & ARM_SPE_CFG_JITTER));
 }
 
 /* perf_event_attr::config type filter bits and the PMSFCR_EL1 bits they set */
@@ -600,8 +610,7 @@ static void arm_spe_pmu_attr_to_regs(const struct perf_event_attr *attr,
 	regs->pmsevfr = attr->config1;
 	regs->pmsnevfr = attr->config3;
 	regs->pmslatfr = FIELD_PREP(PMSLATFR_EL1_MINLAT, attr->config2);
-	regs->pmsirr = arm_spe_pmu_interval(attr->sample_period) |
-		       FIELD_PREP(PMSIRR_EL1_RND, !!(cfg & ARM_SPE_CFG_JITTER));
+	regs->pmsirr = arm_spe_pmu_pmsirr(attr);
 	regs->pmblimitr_fm = FIELD_PREP(PMBLIMITR_EL1_FM, (cfg & ARM_SPE_CFG_DISCARD) ?
 					PMBLIMITR_EL1_FM_DISCARD : PMBLIMITR_EL1_FM_FILL);
 }
@@ -805,7 +814,7 @@ static bool arm_spe_pmu_buf_open(struct arm_spe_pmu *spe,
 {
 	struct arm_spe_pmu_buf *buf = perf_aux_output_begin(handle, event);
 	struct arm_spe_pmu_window w;
-	u64 fm = event->hw.config_base;
+	const struct arm_spe_pmu_regs *regs = event->pmu_private;
 
 	if (!buf)
 		return false;
@@ -831,7 +840,8 @@ static bool arm_spe_pmu_buf_open(struct arm_spe_pmu *spe,
 	if (w.zero)
 		memset(buf->base + w.start, 0, w.zero);
 	arm_spe_pmu_hw_program_buffer((u64)buf->base + w.start,
-				      ((u64)buf->base + w.limit) | fm | PMBLIMITR_EL1_E);
+				      ((u64)buf->base + w.limit) | regs->pmblimitr_fm |
+				      PMBLIMITR_EL1_E);
 	return true;
 }
 
@@ -900,20 +910,20 @@ static void arm_spe_pmu_start(struct perf_event *event, int flags)
 	struct arm_spe_pmu *spe = to_arm_spe_pmu(event->pmu);
 	struct perf_output_handle *handle = this_cpu_ptr(spe->handle);
 	struct hw_perf_event *hwc = &event->hw;
-	struct arm_spe_pmu_regs regs;
+	struct arm_spe_pmu_regs *regs = event->pmu_private;
 
 	hwc->state = 0;
-	arm_spe_pmu_attr_to_regs(&event->attr, hwc->flags & ARM_SPE_HW_PRIVILEGED, &regs);
-	hwc->config_base = regs.pmblimitr_fm;
+	/* PERF_EVENT_IOC_PERIOD may have changed the period since */
+	regs->pmsirr = arm_spe_pmu_pmsirr(&event->attr);
 	if (arm_spe_pmu_is_discard(event)) {
 		/* Discard mode writes nothing: no buffer is needed */
-		arm_spe_pmu_hw_program_buffer(0, regs.pmblimitr_fm | PMBLIMITR_EL1_E);
+		arm_spe_pmu_hw_program_buffer(0, regs->pmblimitr_fm | PMBLIMITR_EL1_E);
 	} else if (!arm_spe_pmu_buf_open(spe, handle, event)) {
 		hwc->state = PERF_HES_STOPPED;
 		return;
 	}
 	/* The interval count carries on where this event last stopped */
-	arm_spe_pmu_hw_program_sampling(&spe->caps, &regs, local64_read(&hwc->period_left));
+	arm_spe_pmu_hw_program_sampling(&spe->caps, regs, local64_read(&hwc->period_left));
 }
 
 static void arm_spe_pmu_stop(struct perf_event *event, int flags)
@@ -971,10 +981,16 @@ static bool arm_spe_pmu_filter(struct pmu *pmu, int cpu)
 	return !cpumask_test_cpu(cpu, &to_arm_spe_pmu(pmu)->supported_cpus);
 }
 
+static void arm_spe_pmu_event_destroy(struct perf_event *event)
+{
+	kfree(event->pmu_private);
+}
+
 static int arm_spe_pmu_event_init(struct perf_event *event)
 {
 	struct arm_spe_pmu *spe = to_arm_spe_pmu(event->pmu);
 	struct perf_event_attr *attr = &event->attr;
+	struct arm_spe_pmu_regs *regs;
 	int ret;
 
 	if (attr->type != event->pmu->type)
@@ -995,9 +1011,21 @@ static int arm_spe_pmu_event_init(struct perf_event *event)
 		if (ret)
 			return ret;
 	}
-	event->hw.flags = perf_allow_kernel() ? 0 : ARM_SPE_HW_PRIVILEGED;
+	/* The registers are worked out once: start() runs at every switch */
+	regs = kmalloc(sizeof(*regs), GFP_KERNEL);
+	if (!regs)
+		return -ENOMEM;
+	arm_spe_pmu_attr_to_regs(attr, !perf_allow_kernel(), regs);
+	event->pmu_private = regs;
+	event->destroy = arm_spe_pmu_event_destroy;
 	local64_set(&event->hw.period_left, 0);
 	return 0;
+}
+
+/* PERF_EVENT_IOC_PERIOD: the same limits as at perf_event_open() */
+static int arm_spe_pmu_check_period(struct perf_event *event, u64 value)
+{
+	return arm_spe_pmu_period_ok(value) ? 0 : -EINVAL;
 }
 
 /* Probing */
@@ -1147,6 +1175,7 @@ static void arm_spe_pmu_init_pmu(struct arm_spe_pmu *spe)
 		.start		= arm_spe_pmu_start,
 		.stop		= arm_spe_pmu_stop,
 		.read		= arm_spe_pmu_read,
+		.check_period	= arm_spe_pmu_check_period,
 		.filter		= arm_spe_pmu_filter,
 		.setup_aux	= arm_spe_pmu_setup_aux,
 		.free_aux	= arm_spe_pmu_free_aux,

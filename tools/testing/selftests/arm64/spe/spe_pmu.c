@@ -876,6 +876,34 @@ static void test_periods(void)
 	}
 }
 
+/*
+ * PERF_EVENT_IOC_PERIOD changes a running event's interval: the new one
+ * must be what the next window samples at, and one the open would refuse
+ * must be refused here too, not cut down to what PMSIRR_EL1 can hold.
+ */
+static void test_ioc_period(void)
+{
+	struct spe_params p = { 0 };
+	uint64_t twice = 2 * PERIOD, max = 0xffffff00ULL, above = max + 1;
+	long want = expected_count(ITERS, twice, KEEP_ALL), n = -1;
+	int max_err = 0, above_err = 0;
+	struct session s;
+
+	if (!session_open(&s, &p, AUX_PAGES, false)) {
+		max_err = ioctl(s.fd, PERF_EVENT_IOC_PERIOD, &max) ? -errno : 0;
+		above_err = ioctl(s.fd, PERF_EVENT_IOC_PERIOD, &above) ? -errno : 0;
+		if (!ioctl(s.fd, PERF_EVENT_IOC_PERIOD, &twice) && !run_window(s.fd, ITERS))
+			n = session_records(&s);
+		session_close(&s);
+	}
+	ksft_print_msg("ioc_period: %ld records at %" PRIu64 ", %ld expected; max %s, above %s\n",
+		       n, twice, want, errname(max_err), errname(above_err));
+	pmu_result(n >= 0 && records_match(recs, n, ITERS, twice, 1, KEEP_ALL, 0),
+		   "ioc_period_samples_at_the_new_interval");
+	pmu_result(max_err == 0, "ioc_period_max_interval_ok");
+	pmu_result(above_err == -EINVAL, "ioc_period_above_max_interval_einval");
+}
+
 /* ---- an unprivileged user at each perf_event_paranoid level ---- */
 
 /*
@@ -1077,7 +1105,7 @@ int main(void)
 		pmsver = atoi(v);
 	ksft_print_msg("expecting PMSVer %d\n", pmsver);
 	ksft_set_plan(5 + ARRAY_SIZE(filter_cases) + 1 + 2 + 2 + 3 + (pmsver < 3 ? 1 : 3) + 3 +
-		      4 + NPRIV * ARRAY_SIZE(priv_levels));
+		      4 + 3 + NPRIV * ARRAY_SIZE(priv_levels));
 
 	/* Page-aligned arrays, faulted in with the loop's page before anything counts */
 	src_words = mmap(NULL, ARRAY_BYTES, PROT_READ | PROT_WRITE,
@@ -1100,6 +1128,7 @@ int main(void)
 	test_discard();
 	test_two_tasks();
 	test_periods();
+	test_ioc_period();
 	test_unprivileged();
 	ksft_finished();
 	return 0;
