@@ -381,12 +381,18 @@ static void brbe_read_record(int n, u64 *inf, u64 *src, u64 *tgt)
 	}
 }
 
+/* Drop every record; the caller's ISB completed the branches before it */
+static void brbe_invalidate_synced(void)
+{
+	asm volatile(__msr_s(OP_BRB_IALL, "xzr"));
+	isb();
+}
+
 static void brbe_invalidate(void)
 {
 	/* Records made before this point must not survive it */
 	isb();
-	asm volatile(__msr_s(OP_BRB_IALL, "xzr"));
-	isb();
+	brbe_invalidate_synced();
 }
 
 /*
@@ -405,7 +411,7 @@ static void brbe_write_config(const struct brbe_config *cfg)
 
 	write_sysreg_s(0, SYS_BRBCR_EL1);
 	isb();
-	brbe_invalidate();
+	brbe_invalidate_synced();
 	write_sysreg_s(cfg->fcr, SYS_BRBFCR_EL1);
 	if (is_kernel_in_hyp_mode())
 		write_sysreg_s(fz, SYS_BRBCR_EL12);
@@ -623,7 +629,11 @@ void brbe_resume(struct pmu_hw_events *cpuc)
  */
 void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx, bool sched_in)
 {
-	if (sched_in && this_cpu_read(brbe_cpu.numrec))
+	struct arm_pmu *armpmu = to_arm_pmu(pmu_ctx->pmu);
+
+	/* A changed set is programmed, records dropped, as the PMU is enabled */
+	if (sched_in && this_cpu_read(brbe_cpu.numrec) &&
+	    !this_cpu_ptr(armpmu->hw_events)->branch_changed)
 		brbe_invalidate();
 }
 
