@@ -246,11 +246,11 @@ if [ $debug_built = 1 ]; then
 	# (fuzz.plan; fuzz_pmu.c says why).
 	guest_suite boot-debug "IMAGE=$DEBUG_IMAGE APPEND=FUZZ_MIN_PERIOD=1000000" \
 		kunit selftests perftool fuzz
-	# Branch stacks (merged filters, two tasks, a KVM guest) and our SPE
-	# driver (every parameter, a KVM guest, our selftest's exact records)
-	# under the checkers: a boot of its own, so that it runs beside the
-	# one above.
-	guest_suite boot-debug-brbe-spe "IMAGE=$DEBUG_IMAGE" brbe spe-driver spe-self
+	# Branch stacks (merged filters, two tasks, a KVM guest, BPF
+	# snapshots: only this kernel has BPF) and our SPE driver (every
+	# parameter, a KVM guest, our selftest's exact records) under the
+	# checkers: a boot of its own, so that it runs beside the one above.
+	guest_suite boot-debug-brbe-spe "IMAGE=$DEBUG_IMAGE" brbe brbe-bpf spe-driver spe-self
 	# CPU hotplug, sysctl toggles and exhaustion need several CPUs
 	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4" stress brbe-hotplug spe-hotplug
 fi

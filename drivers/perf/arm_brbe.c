@@ -21,9 +21,11 @@
 #include <linux/cpufeature.h>
 #include <linux/minmax.h>
 #include <linux/percpu.h>
+#include <linux/static_call.h>
 #include <linux/perf/arm_pmu.h>
 #include <linux/perf_event.h>
 
+#include <asm/daifflags.h>
 #include <asm/sysreg.h>
 #include <asm/virt.h>
 
@@ -544,25 +546,29 @@ void brbe_enable(struct pmu_hw_events *cpuc)
 	brbe_write_config(&bc->cfg);
 }
 
+/* Stop recording; return BRBFCR_EL1 as it was, paused or not */
+static u64 brbe_pause(void)
+{
+	u64 fcr = read_sysreg_s(SYS_BRBFCR_EL1);
+
+	if (!(fcr & BRBFCR_EL1_PAUSED)) {
+		write_sysreg_s(fcr | BRBFCR_EL1_PAUSED, SYS_BRBFCR_EL1);
+		isb();
+	}
+	return fcr;
+}
+
 /*
- * Read every valid record, once per interrupt whatever the number of
- * events it samples. An overflow froze the buffer (FZP) so its newest
- * record is the last branch before the sampled instruction; pausing here
- * covers an interrupt the freeze did not cause.
+ * Read every valid record of the paused buffer into @bc->snap, newest
+ * first. @fcr is BRBFCR_EL1's value; the bank it selects changes.
  */
-static void brbe_snapshot(struct brbe_cpu *bc)
+static void brbe_read(struct brbe_cpu *bc, u64 fcr)
 {
 	bool kernel_at_el2 = is_kernel_in_hyp_mode();
-	u64 fcr = read_sysreg_s(SYS_BRBFCR_EL1);
 	u64 inf, src = 0, tgt = 0;
 	unsigned int i;
 
-	if (!(fcr & BRBFCR_EL1_PAUSED)) {
-		fcr |= BRBFCR_EL1_PAUSED;
-		write_sysreg_s(fcr, SYS_BRBFCR_EL1);
-		isb();
-	}
-
+	fcr |= BRBFCR_EL1_PAUSED;
 	bc->nr = 0;
 	for (i = 0; i < bc->numrec; i++) {
 		if (i % BRBE_BANK_RECORDS == 0) {
@@ -576,6 +582,17 @@ static void brbe_snapshot(struct brbe_cpu *bc)
 			break;
 		bc->nr++;
 	}
+}
+
+/*
+ * Read the buffer once per interrupt, whatever the number of events it
+ * samples. An overflow froze the buffer (FZP) so its newest record is the
+ * last branch before the sampled instruction; pausing here covers an
+ * interrupt the freeze did not cause.
+ */
+static void brbe_snapshot(struct brbe_cpu *bc)
+{
+	brbe_read(bc, brbe_pause());
 	bc->snapped = true;
 }
 
@@ -635,6 +652,60 @@ void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx, bool sched_in)
 	if (sched_in && this_cpu_read(brbe_cpu.numrec) &&
 	    !this_cpu_ptr(armpmu->hw_events)->branch_changed)
 		brbe_invalidate();
+}
+
+/*
+ * bpf_get_branch_snapshot(): this CPU's records as they stand, newest
+ * first, for a tracing program. Those need CAP_PERFMON and CAP_BPF and may
+ * read kernel memory anyway, so the records are not filtered per event:
+ * they are what the merged filters of the scheduled branch events let the
+ * buffer record (nothing while none is scheduled). The helper may run in
+ * any context, the overflow interrupt's and a pseudo-NMI's included, so
+ * all of them are masked: none may read, resume or reprogram the buffer
+ * halfway through. Within the overflow interrupt the buffer is frozen and
+ * read already. Each record is handed out once: the buffer is emptied
+ * after the read, and a later snapshot or sample starts with the branches
+ * that followed this one.
+ */
+static int brbe_branch_snapshot(struct perf_branch_entry *entries, unsigned int cnt)
+{
+	struct brbe_cpu *bc;
+	unsigned long flags;
+	unsigned int i, n = 0;
+	u64 fcr = 0;
+
+	flags = local_daif_save();
+	bc = this_cpu_ptr(&brbe_cpu);
+	if (!bc->numrec || !bc->cfg.cr)
+		goto out;
+
+	if (!bc->snapped) {
+		fcr = brbe_pause();
+		brbe_read(bc, fcr);
+	}
+	n = min(bc->nr, cnt);
+	for (i = 0; i < n; i++)
+		entries[i] = bc->snap[i].entry;
+	brbe_invalidate_synced();
+	/* The pause as found: a freeze the interrupt has yet to see stays */
+	if (!bc->snapped) {
+		write_sysreg_s(fcr, SYS_BRBFCR_EL1);
+		isb();
+	}
+out:
+	local_daif_restore(flags);
+	return n;
+}
+
+/**
+ * brbe_offer_snapshot() - serve bpf_get_branch_snapshot() from BRBE
+ *
+ * Called once a PMU with BRBE is probed, in process context. A CPU of
+ * another PMU without BRBE gives an empty snapshot.
+ */
+void brbe_offer_snapshot(void)
+{
+	static_call_update(perf_snapshot_branch_stack, brbe_branch_snapshot);
 }
 
 /*

@@ -18,6 +18,7 @@ void brbe_enable(struct pmu_hw_events *cpuc);
 void brbe_sample(struct perf_event *event, struct perf_sample_data *data);
 void brbe_resume(struct pmu_hw_events *cpuc);
 void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx, bool sched_in);
+void brbe_offer_snapshot(void);
 #else
 static inline bool brbe_probe(void)
 {
@@ -34,6 +35,7 @@ static inline void brbe_enable(struct pmu_hw_events *cpuc) { }
 static inline void brbe_sample(struct perf_event *event,
 			       struct perf_sample_data *data) { }
 static inline void brbe_resume(struct pmu_hw_events *cpuc) { }
+static inline void brbe_offer_snapshot(void) { }
 #define brbe_sched_task NULL
 #endif
 

@@ -1468,6 +1468,8 @@ static void armv8pmu_wire_cpu(struct arm_pmu *cpu_pmu)
 	cpu_pmu->reset = armv8pmu_cpu_reset;
 	cpu_pmu->start = armv8pmu_counting_on;
 	cpu_pmu->stop = armv8pmu_counting_off;
+	if (cpu_pmu->has_branch_stack)
+		brbe_offer_snapshot();
 }
 
 /*

@@ -29,7 +29,6 @@
 /* The first bit past the 6.12 ABI's */
 #define BRANCH_UNKNOWN_BIT		(1ULL << 20)
 
-#define NSEQ		7
 #define SEQ_ITERS	100000UL
 #define PERIOD		100003ULL
 #define SEED_PERIOD	10007ULL
@@ -37,45 +36,6 @@
 #define MAX_RECORDS	64
 #define MAX_SAMPLES	128
 
-
-/* perf_branch_entry's flags word: bit fields as the uapi lays them out */
-#define BR_MISPRED(f)	((f) & 1)
-#define BR_PREDICTED(f)	(((f) >> 1) & 1)
-#define BR_CYCLES(f)	(((f) >> 4) & 0xffff)
-#define BR_TYPE(f)	(((f) >> 20) & 0xf)
-#define BR_PRIV(f)	(((f) >> 30) & 0x7)
-
-struct seq_branch {
-	const char *name;
-	uintptr_t from, to;
-	unsigned int type;	/* PERF_BR_* */
-	uint64_t sel;		/* the filters that select it, besides ANY */
-	unsigned int cycles;	/* instructions since the previous branch */
-};
-
-/* In program order; branch 0 follows branch NSEQ - 1 */
-static struct seq_branch seq[NSEQ];
-
-static void seq_init(void)
-{
-	struct seq_branch s[NSEQ] = {
-		{ "b", (uintptr_t)seq_b, (uintptr_t)seq_bl, PERF_BR_UNCOND, 0, 1 },
-		{ "bl", (uintptr_t)seq_bl_at, (uintptr_t)seq_fn_a, PERF_BR_CALL,
-		  PERF_SAMPLE_BRANCH_CALL | PERF_SAMPLE_BRANCH_ANY_CALL, 2 },
-		{ "ret_a", (uintptr_t)seq_ret_a, (uintptr_t)seq_after_bl, PERF_BR_RET,
-		  PERF_SAMPLE_BRANCH_ANY_RETURN, 3 },
-		{ "blr", (uintptr_t)seq_blr_at, (uintptr_t)seq_fn_b, PERF_BR_IND_CALL,
-		  PERF_SAMPLE_BRANCH_IND_CALL | PERF_SAMPLE_BRANCH_ANY_CALL, 4 },
-		{ "ret_b", (uintptr_t)seq_ret_b, (uintptr_t)seq_after_blr, PERF_BR_RET,
-		  PERF_SAMPLE_BRANCH_ANY_RETURN, 5 },
-		{ "br", (uintptr_t)seq_br_at, (uintptr_t)seq_ind_target, PERF_BR_IND,
-		  PERF_SAMPLE_BRANCH_IND_JUMP, 6 },
-		{ "cbnz", (uintptr_t)seq_cond_at, (uintptr_t)seq_b, PERF_BR_COND,
-		  PERF_SAMPLE_BRANCH_COND, 7 },
-	};
-
-	memcpy(seq, s, sizeof(seq));
-}
 
 struct sample {
 	uint64_t ip;
@@ -197,36 +157,12 @@ static int sample_seq(uint64_t bst, struct run *run)
 	return 0;
 }
 
-static int seq_find(const struct perf_branch_entry *br)
-{
-	int i;
-
-	for (i = 0; i < NSEQ; i++) {
-		if (br->from == seq[i].from && br->to == seq[i].to)
-			return i;
-	}
-	return -1;
-}
-
-/* The branch before seq[i] that filter bst lets through */
-static int seq_prev(int i, uint64_t bst)
-{
-	int k, j = i;
-
-	for (k = 0; k < NSEQ; k++) {
-		j = (j + NSEQ - 1) % NSEQ;
-		if ((bst & PERF_SAMPLE_BRANCH_ANY) || (seq[j].sel & bst))
-			return j;
-	}
-	return -1;
-}
-
 static unsigned int numrec;
 
 static void report_record(const char *name, unsigned int i, unsigned int j,
 			  const struct perf_branch_entry *br, const char *why)
 {
-	uint64_t f = ((const uint64_t *)br)[2];
+	uint64_t f = BR_FLAGS(br);
 
 	ksft_print_msg("%s: sample %u record %u: 0x%llx -> 0x%llx type %u priv %u cycles %u: %s\n",
 		       name, i, j, br->from, br->to, (unsigned int)BR_TYPE(f),
@@ -251,7 +187,7 @@ static bool check_seq_samples(const char *name, uint64_t bst, const struct run *
 			fulls++;
 		for (j = 0; j < s->nr; j++) {
 			const struct perf_branch_entry *br = &s->br[j];
-			uint64_t f = ((const uint64_t *)br)[2];
+			uint64_t f = BR_FLAGS(br);
 
 			k = seq_find(br);
 			if (k < 0 || (prev >= 0 && k != seq_prev(prev, bst)) ||
