@@ -118,26 +118,31 @@ build_all() {
 # The debug kernel builds while the plain kernel's boots run: each boot
 # keeps one core busy, the build takes the rest. Whatever else needs the
 # kernel source tree (quality, series) waits for it: one build at a time.
+debug_kernel() {
+	FLAVOUR=debug "$HARNESS/kernel.sh" image
+}
 start_debug_build() {
-	(FLAVOUR=debug "$HARNESS/kernel.sh" image > "$LOGS/build-debug.log" 2>&1) &
-	DEBUG_BUILD=$!
+	background_build debug debug_kernel
 }
 
 # The 32-bit Arm kernel (KARCH=arm) builds in the background too; it waits
 # for the debug build's lock on the shared source tree, then runs beside
 # the remaining boots.
+arm32_kernel_and_initramfs() {
+	KARCH=arm "$HARNESS/kernel.sh" image && "$HARNESS/arm32/initramfs.sh"
+}
 start_arm32_build() {
-	(KARCH=arm "$HARNESS/kernel.sh" image > "$LOGS/build-arm32.log" 2>&1 &&
-	 "$HARNESS/arm32/initramfs.sh" >> "$LOGS/build-arm32.log" 2>&1) &
-	ARM32_BUILD=$!
+	background_build arm32 arm32_kernel_and_initramfs
 }
 
 # The base's own SPE driver (VARIANT=base: the pristine base, our config)
 # validates our QEMU's SPE model now that our driver replaces it. Its
 # source tree is its own, so it builds beside the debug kernel.
+base_kernel() {
+	VARIANT=base "$HARNESS/kernel.sh" image
+}
 start_base_build() {
-	(VARIANT=base "$HARNESS/kernel.sh" image > "$LOGS/build-base.log" 2>&1) &
-	BASE_BUILD=$!
+	background_build base base_kernel
 }
 
 # Quality and the series check build the kernel source tree on the host:
@@ -156,33 +161,54 @@ finish_host_checks() {
 	tally series
 }
 
-# finish_build PID NAME: wait for a background build whose log is
-# build-NAME.log; on failure show its tail and count one failed test.
+# background_build NAME CMD...: run CMD in the background,
+# its output in build-NAME.log and its exit status in build-NAME.rc. The
+# status is not taken from `wait PID`: once, twenty minutes after the
+# 32-bit build had succeeded, bash answered "pid N is not a child of this
+# shell" (127), a failure that never happened. This script forks
+# hundreds of children meanwhile and the builds wrap the PIDs (pid_max
+# 32768): bash does not keep every status that long.
+declare -A BUILD_PID
+background_build() {
+	local name=$1; shift
+	rm -f "$LOGS/build-$name.rc"
+	(rc=0; "$@" > "$LOGS/build-$name.log" 2>&1 || rc=$?
+	 echo $rc > "$LOGS/build-$name.rc") &
+	BUILD_PID[$name]=$!
+}
+
+# finish_build NAME: wait for background_build NAME; on failure show its
+# log's tail and count one failed test. A build killed before it could
+# write its status has failed too.
 finish_build() {
-	wait "$1" && return 0
-	tail -n 40 "$LOGS/build-$2.log"
-	echo "not ok 1 $2_kernel_builds" >> "$LOGS/build-$2.log"
-	tally "build-$2"
+	while [ ! -s "$LOGS/build-$1.rc" ] && kill -0 "${BUILD_PID[$1]}" 2>/dev/null; do
+		sleep 2
+	done
+	wait "${BUILD_PID[$1]}" 2>/dev/null || true
+	[ "$(cat "$LOGS/build-$1.rc" 2>/dev/null)" = 0 ] && return 0
+	tail -n 40 "$LOGS/build-$1.log"
+	echo "not ok 1 $1_kernel_builds" >> "$LOGS/build-$1.log"
+	tally "build-$1"
 	return 1
 }
 
 # finish_arm32_build: ARM32_IMAGE and ARM32_INITRD, or a failure counted
 finish_arm32_build() {
-	finish_build "$ARM32_BUILD" arm32 || return 1
+	finish_build arm32 || return 1
 	ARM32_IMAGE=$(grep '/zImage$' "$LOGS/build-arm32.log" | tail -n 1)
 	ARM32_INITRD=$(tail -n 1 "$LOGS/build-arm32.log")
 }
 
 # finish_base_build: BASE_IMAGE, or a failure counted
 finish_base_build() {
-	finish_build "$BASE_BUILD" base || return 1
+	finish_build base || return 1
 	BASE_IMAGE=$(tail -n 1 "$LOGS/build-base.log")
 }
 
 # finish_debug_build: DEBUG_IMAGE, or a failure counted and the debug
 # boots left out.
 finish_debug_build() {
-	finish_build "$DEBUG_BUILD" debug || return 1
+	finish_build debug || return 1
 	DEBUG_IMAGE=$(tail -n 1 "$LOGS/build-debug.log")
 }
 
