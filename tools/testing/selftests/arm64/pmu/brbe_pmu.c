@@ -170,38 +170,60 @@ static void report_record(const char *name, unsigned int i, unsigned int j,
 }
 
 /*
+ * An interrupt taken from user space, as -j any,u records it, newest
+ * first: its return (target only: the kernel is not recorded) and its
+ * exception (source only).
+ */
+static bool interrupt_at(const struct perf_branch_entry *br, unsigned int left)
+{
+	return left >= 2 && !br[0].from && br[0].to &&
+	       BR_TYPE(BR_FLAGS(&br[0])) == PERF_BR_ERET && br[1].from && !br[1].to;
+}
+
+/*
  * Every sample: numrec records, each a branch of the sequence the filter
  * selects with its type, user privilege and cycle count, in order.
  * A timer interrupt between two branches adds its instructions to the
  * later one's count: one record per sample may count more than expected.
+ * Under -j any,u the interrupt is recorded instead (interrupt_at()), once
+ * per sample at most, and the branch after it counts from its return.
  */
 static bool check_seq_samples(const char *name, uint64_t bst, const struct run *run)
 {
+	bool any = bst & PERF_SAMPLE_BRANCH_ANY;
 	unsigned int i, j, bad = 0, fulls = 0;
 
 	for (i = 0; i < run->nr_samples; i++) {
 		const struct sample *s = &run->samples[i];
 		int k, prev = -1, longer = 0;
+		bool interrupted = false;
 
 		if (s->nr == numrec)
 			fulls++;
 		for (j = 0; j < s->nr; j++) {
 			const struct perf_branch_entry *br = &s->br[j];
 			uint64_t f = BR_FLAGS(br);
+			bool after_irq = any && interrupt_at(br + 1, s->nr - j - 1);
 
+			if (any && !interrupted && interrupt_at(br, s->nr - j)) {
+				interrupted = true;
+				j++;
+				continue;
+			}
 			k = seq_find(br);
 			if (k < 0 || (prev >= 0 && k != seq_prev(prev, bst)) ||
 			    BR_TYPE(f) != seq[k].type || BR_PRIV(f) != PERF_BR_PRIV_USER ||
-			    (!(bst & PERF_SAMPLE_BRANCH_ANY) && !(seq[k].sel & bst))) {
+			    (!any && !(seq[k].sel & bst))) {
 				if (bad++ < 4)
 					report_record(name, i, j, br, k < 0 ?
 						      "not in the sequence" :
 						      "out of order or wrong type");
 				break;
 			}
-			if (bst & PERF_SAMPLE_BRANCH_ANY) {
+			if (any) {
 				/* only ANY records every branch: counts are exact */
 				if (BR_CYCLES(f) != seq[k].cycles &&
+				    !(after_irq && BR_CYCLES(f) < seq[k].cycles) &&
 				    (BR_CYCLES(f) < seq[k].cycles || longer++)) {
 					if (bad++ < 4)
 						report_record(name, i, j, br,
@@ -215,7 +237,7 @@ static bool check_seq_samples(const char *name, uint64_t bst, const struct run *
 		 * between the newest record's target and the next branch.
 		 */
 		k = s->nr ? seq_find(&s->br[0]) : -1;
-		if ((bst & PERF_SAMPLE_BRANCH_ANY) && k >= 0 &&
+		if (any && k >= 0 &&
 		    (s->ip < s->br[0].to || s->ip > seq[(k + 1) % NSEQ].from)) {
 			if (bad++ < 4)
 				ksft_print_msg("%s: sample %u at 0x%llx, newest record to 0x%llx\n",
