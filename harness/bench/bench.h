@@ -76,6 +76,17 @@ static inline void pin_cpu0(void)
 		die("sched_setaffinity");
 }
 
+/*
+ * Let the kernel finish what earlier runs left it before a window opens:
+ * events and ring buffers closed there are freed after an RCU grace
+ * period, in softirq, perhaps inside the next window. Under icount an
+ * idle guest skips ahead, so the wait costs no time.
+ */
+static inline void settle(void)
+{
+	usleep(20000);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -136,6 +136,7 @@ static int once(int n, int sampling, struct run *r)
 			die("mmap");
 	}
 	memset(r, 0, sizeof(*r));
+	settle();
 	irqs = pmu_irqs();
 	t0 = now_ns();
 	mark_begin();
@@ -145,7 +146,12 @@ static int once(int n, int sampling, struct run *r)
 	mark_end();
 	r->ns = now_ns() - t0;
 	r->irqs = pmu_irqs() - irqs;
-	for (i = 0; i < n; i++) {
+	/*
+	 * Leader last: only the leader was disabled, and closing it makes
+	 * each member a group of its own, enabled, which counts and samples
+	 * again from the next context switch on, into rings not yet walked.
+	 */
+	for (i = n - 1; i >= 0; i--) {
 		walk(pg[i], r);
 		munmap(pg[i], len);
 		close(fd[i]);
@@ -156,7 +162,7 @@ static int once(int n, int sampling, struct run *r)
 static void bench(int n)
 {
 	double s[REPS], c[REPS], irqs;
-	char label[32], extra[160];
+	char label[32], mark[40], extra[160];
 	struct run r;
 	int i, err;
 
@@ -176,17 +182,16 @@ static void bench(int n)
 		}
 		s[i] = r.ns;
 		c[i] = r.irqs;
-		snprintf(label, sizeof(label), "brbe-overflow-%d.raw", n);
-		mark_emit(label, r.irqs);
+		snprintf(mark, sizeof(mark), "%s.raw", label);
+		mark_emit(mark, r.irqs);
 		once(n, 0, &r);
-		snprintf(label, sizeof(label), "brbe-overflow-%d.base", n);
-		mark_emit(label, c[i]);
+		snprintf(mark, sizeof(mark), "%s.base", label);
+		mark_emit(mark, c[i]);
 		s[i] /= c[i];
 		c[i] = r.ns / c[i];
 	}
 	once(n, 1, &r);
 	irqs = r.irqs;
-	snprintf(label, sizeof(label), "brbe-overflow-%d", n);
 	snprintf(extra, sizeof(extra),
 		 "events=%d interrupts=%.0f samples=%ld period=%d throttles=%ld lost=%ld",
 		 n, irqs, r.samples, PERIOD, r.throttles, r.lost);
