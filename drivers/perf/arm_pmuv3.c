@@ -300,17 +300,15 @@ static ssize_t armv8pmu_cap_show(struct device *dev,
 		{ __ATTR(_name, 0444, armv8pmu_cap_show, NULL), (void *)_cap }	\
 	})[0].attr.attr)
 
-static struct attribute *armv8pmu_cap_attrs[] = {
-	ARMV8PMU_CAP_ATTR(slots,	 ARMV8PMU_CAP_SLOTS),
-	ARMV8PMU_CAP_ATTR(bus_slots,	 ARMV8PMU_CAP_BUS_SLOTS),
-	ARMV8PMU_CAP_ATTR(bus_width,	 ARMV8PMU_CAP_BUS_WIDTH),
-	ARMV8PMU_CAP_ATTR(threshold_max, ARMV8PMU_CAP_THRESHOLD_MAX),
-	NULL,
-};
-
 static const struct attribute_group armv8pmu_caps_group = {
 	.name = "caps",
-	.attrs = armv8pmu_cap_attrs,
+	.attrs = (struct attribute *[]) {
+		ARMV8PMU_CAP_ATTR(slots,	 ARMV8PMU_CAP_SLOTS),
+		ARMV8PMU_CAP_ATTR(bus_slots,	 ARMV8PMU_CAP_BUS_SLOTS),
+		ARMV8PMU_CAP_ATTR(bus_width,	 ARMV8PMU_CAP_BUS_WIDTH),
+		ARMV8PMU_CAP_ATTR(threshold_max, ARMV8PMU_CAP_THRESHOLD_MAX),
+		NULL,
+	},
 };
 
 /* ---- Generic event maps ---- */

@@ -1161,26 +1161,23 @@ static int arm_spe_pmu_irq_probe(struct arm_spe_pmu *spe)
 	return 0;
 }
 
-static void arm_spe_pmu_init_pmu(struct arm_spe_pmu *spe)
-{
-	spe->pmu = (struct pmu) {
-		.module		= THIS_MODULE,
-		.parent		= &spe->pdev->dev,
-		.capabilities	= PERF_PMU_CAP_EXCLUSIVE | PERF_PMU_CAP_ITRACE,
-		.attr_groups	= arm_spe_pmu_attr_groups,
-		.task_ctx_nr	= perf_hw_context,
-		.event_init	= arm_spe_pmu_event_init,
-		.add		= arm_spe_pmu_add,
-		.del		= arm_spe_pmu_del,
-		.start		= arm_spe_pmu_start,
-		.stop		= arm_spe_pmu_stop,
-		.read		= arm_spe_pmu_read,
-		.check_period	= arm_spe_pmu_check_period,
-		.filter		= arm_spe_pmu_filter,
-		.setup_aux	= arm_spe_pmu_setup_aux,
-		.free_aux	= arm_spe_pmu_free_aux,
-	};
-}
+/* Every SPE PMU's callbacks; each copy gets its device as parent */
+static const struct pmu arm_spe_pmu_template = {
+	.module		= THIS_MODULE,
+	.task_ctx_nr	= perf_hw_context,
+	.capabilities	= PERF_PMU_CAP_EXCLUSIVE | PERF_PMU_CAP_ITRACE,
+	.attr_groups	= arm_spe_pmu_attr_groups,
+	.event_init	= arm_spe_pmu_event_init,
+	.check_period	= arm_spe_pmu_check_period,
+	.filter		= arm_spe_pmu_filter,
+	.setup_aux	= arm_spe_pmu_setup_aux,
+	.free_aux	= arm_spe_pmu_free_aux,
+	.add		= arm_spe_pmu_add,
+	.start		= arm_spe_pmu_start,
+	.read		= arm_spe_pmu_read,
+	.stop		= arm_spe_pmu_stop,
+	.del		= arm_spe_pmu_del,
+};
 
 static int arm_spe_pmu_device_probe(struct platform_device *pdev)
 {
@@ -1228,7 +1225,8 @@ static int arm_spe_pmu_device_probe(struct platform_device *pdev)
 		ret = -ENOMEM;
 		goto out_free_id;
 	}
-	arm_spe_pmu_init_pmu(spe);
+	spe->pmu = arm_spe_pmu_template;
+	spe->pmu.parent = dev;
 	ret = perf_pmu_register(&spe->pmu, name, -1);
 	if (ret)
 		goto out_free_id;
