@@ -121,9 +121,6 @@ build_all() {
 debug_kernel() {
 	FLAVOUR=debug "$HARNESS/kernel.sh" image
 }
-start_debug_build() {
-	background_build debug debug_kernel
-}
 
 # The 32-bit Arm kernel (KARCH=arm) builds in the background too; it waits
 # for the debug build's lock on the shared source tree, then runs beside
@@ -131,18 +128,12 @@ start_debug_build() {
 arm32_kernel_and_initramfs() {
 	KARCH=arm "$HARNESS/kernel.sh" image && "$HARNESS/arm32/initramfs.sh"
 }
-start_arm32_build() {
-	background_build arm32 arm32_kernel_and_initramfs
-}
 
 # The base's own SPE driver (VARIANT=base: the pristine base, our config)
 # validates our QEMU's SPE model now that our driver replaces it. Its
 # source tree is its own, so it builds beside the debug kernel.
 base_kernel() {
 	VARIANT=base "$HARNESS/kernel.sh" image
-}
-start_base_build() {
-	background_build base base_kernel
 }
 
 # Quality and the series check build the kernel source tree on the host:
@@ -196,20 +187,12 @@ finish_build() {
 finish_arm32_build() {
 	finish_build arm32 || return 1
 	ARM32_IMAGE=$(grep '/zImage$' "$LOGS/build-arm32.log" | tail -n 1)
-	ARM32_INITRD=$(tail -n 1 "$LOGS/build-arm32.log")
+	ARM32_INITRD=$(build_output arm32)
 }
 
-# finish_base_build: BASE_IMAGE, or a failure counted
-finish_base_build() {
-	finish_build base || return 1
-	BASE_IMAGE=$(tail -n 1 "$LOGS/build-base.log")
-}
-
-# finish_debug_build: DEBUG_IMAGE, or a failure counted and the debug
-# boots left out.
-finish_debug_build() {
-	finish_build debug || return 1
-	DEBUG_IMAGE=$(tail -n 1 "$LOGS/build-debug.log")
+# build_output NAME: the last line a finished build printed (its image)
+build_output() {
+	tail -n 1 "$LOGS/build-$1.log"
 }
 
 # debug_report SUITE...: what the debug kernel ran (tests, fuzzer
@@ -230,9 +213,9 @@ debug_report() {
 
 START=$(date +%s)
 build_all
-start_debug_build
-start_base_build
-start_arm32_build
+background_build debug debug_kernel
+background_build base base_kernel
+background_build arm32 arm32_kernel_and_initramfs
 host_suite qemu-bare "$HARNESS/qemu/test-bare.sh"
 guest_suite boot-max-vhe "" kunit selftests perftool perftest spe-driver spe-self qemu-models kvm fuzz brbe spe-perftest
 guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool kvm brbe spe-driver spe-self spe
@@ -257,12 +240,13 @@ guest_suite boot-max-pmuv3p9 "QEMU_CPU=max,x-pmuv3p9=on" kunit pmuv3p9 perftest
 guest_suite boot-max-acpi "ACPI=1" acpi kunit selftests perftool
 # The base kernel has its own source tree and is ready first; the 32-bit
 # one waits for the debug build's lock on the shared tree.
-if finish_base_build; then
+if finish_build base; then
 	# The base's SPE driver and the perf tool read our QEMU's SPE model
-	guest_suite boot-base-spe "IMAGE=$BASE_IMAGE" spe spe-perftest
+	guest_suite boot-base-spe "IMAGE=$(build_output base)" spe spe-perftest
 fi
+# Without the debug kernel its failure is counted and its boots left out
 debug_built=0
-finish_debug_build && debug_built=1
+finish_build debug && debug_built=1 && DEBUG_IMAGE=$(build_output debug)
 start_host_checks
 if [ $debug_built = 1 ]; then
 	# KASAN, lockdep, UBSAN, KFENCE, lockup and hang detectors
