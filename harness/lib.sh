@@ -22,6 +22,9 @@ CROSS_COMPILE=aarch64-linux-gnu-
 export ARCH=arm64
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# Paths under $CACHE are hashed relative to the build folder, so two
+# caches (a helper's, CI's) that share CCACHE_DIR hit each other's objects.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$CACHE} CCACHE_NOHASHDIR=1
 
 msg() { printf '[harness] %s\n' "$*" >&2; }
 die() { printf '[harness] error: %s\n' "$*" >&2; exit 1; }
