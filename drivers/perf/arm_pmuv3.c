@@ -1283,6 +1283,7 @@ static int armv8pmu_check_attr(const struct arm_pmu *cpu_pmu,
  * armv8pmu_check_user_access() - refuse rdpmc where it cannot be honoured
  * @cpu_pmu: the PMU; only its probed capabilities are read
  * @attr: the requested attributes, rdpmc (config1:1) set
+ * @evnum: the event number it counts
  * @task_bound: the event counts for one task rather than for a whole CPU
  * @nr_pmus: how many PMUv3 PMUs the system has
  *
@@ -1291,20 +1292,23 @@ static int armv8pmu_check_attr(const struct arm_pmu *cpu_pmu,
  * either kind of CPU, where the event number need not mean the same thing:
  * the event must name its PMU by type (and the task should be pinned to
  * that PMU's CPUs). A 64-bit counter for userspace must be one register,
- * as userspace cannot read a chained pair consistently.
+ * as userspace cannot read a chained pair consistently: a 64-bit event
+ * counter, or the event's dedicated counter (the cycle counter is 64 bits
+ * wide on every PMUv3), which the event then waits for.
  *
  * Return: 0, -EINVAL for an event not bound to a task, -EOPNOTSUPP for a
- * generic type with several PMUs or long without 64-bit event counters.
+ * generic type with several PMUs or long with no 64-bit counter to hold it.
  */
 static int armv8pmu_check_user_access(const struct arm_pmu *cpu_pmu,
-				      const struct perf_event_attr *attr,
+				      const struct perf_event_attr *attr, u32 evnum,
 				      bool task_bound, unsigned int nr_pmus)
 {
 	if (!task_bound)
 		return -EINVAL;
 	if (nr_pmus > 1 && attr->type != cpu_pmu->pmu.type)
 		return -EOPNOTSUPP;
-	if ((attr->config1 & ARMV8PMU_CFG1_LONG) && !armv8pmu_has_64bit_evcntrs(cpu_pmu))
+	if ((attr->config1 & ARMV8PMU_CFG1_LONG) && !armv8pmu_has_64bit_evcntrs(cpu_pmu) &&
+	    armv8pmu_dedicated_counter(cpu_pmu, attr, evnum) < 0)
 		return -EOPNOTSUPP;
 	return 0;
 }
@@ -1368,7 +1372,7 @@ static int armv8pmu_event_map(struct perf_event *event)
 	if (!err && has_branch_stack(event))
 		err = brbe_event_check(event);
 	if (!err && armv8pmu_event_rdpmc(event))
-		err = armv8pmu_check_user_access(cpu_pmu, &event->attr,
+		err = armv8pmu_check_user_access(cpu_pmu, &event->attr, evnum,
 						 event->attach_state & PERF_ATTACH_TASK,
 						 atomic_read(&armv8pmu_nr_pmus));
 	if (err)
@@ -1387,10 +1391,13 @@ static int armv8pmu_event_map(struct perf_event *event)
 	    (armv8pmu_has_64bit_evcntrs(cpu_pmu) && !armv8pmu_event_rdpmc(event)))
 		event->hw.flags |= ARMPMU_EVT_64BIT;
 
-	/* 64 bits on 32-bit event counters: a chained pair, if CHAIN exists */
+	/*
+	 * 64 bits on 32-bit event counters: a chained pair, if CHAIN exists
+	 * and no user reader needs the count in one register.
+	 */
 	if ((event->hw.flags & ARMPMU_EVT_64BIT) && !armv8pmu_has_64bit_evcntrs(cpu_pmu)) {
 		event->hw.flags |= ARMV8PMU_EVT_PAIR;
-		if (!armv8pmu_has_chain(cpu_pmu))
+		if (!armv8pmu_has_chain(cpu_pmu) || armv8pmu_event_rdpmc(event))
 			event->hw.flags |= ARMV8PMU_EVT_FIXED_ONLY;
 	}
 	event->hw.flags |= FIELD_PREP(ARMV8PMU_EVT_FIXED,

@@ -269,6 +269,7 @@ struct test_attr_case {
 
 #define TEST_TH(n)		FIELD_PREP_CONST(ARMV8PMU_CFG1_THRESHOLD, n)
 #define TEST_CYCLES		ARMV8_PMUV3_PERFCTR_CPU_CYCLES
+#define TEST_INST		ARMV8_PMUV3_PERFCTR_INST_RETIRED
 
 static const struct test_attr_case test_attr_cases[] = {
 	{ "plain raw event", TEST_PMU_V3, TEST_CYCLES, 0, 0, false, 0 },
@@ -329,28 +330,38 @@ struct test_user_case {
 	enum test_pmu_id pmu;
 	u32 type;
 	u64 config1;
+	u32 evnum;
 	bool task_bound;
 	unsigned int nr_pmus;
 	int err;
 };
 
 static const struct test_user_case test_user_cases[] = {
-	{ "task event, own type", TEST_PMU_V3, TEST_OWN_TYPE, TEST_RDPMC, true, 1, 0 },
-	{ "task event, raw type, one PMU", TEST_PMU_V3, PERF_TYPE_RAW, TEST_RDPMC, true, 1, 0 },
-	{ "task event, generic type, one PMU", TEST_PMU_V3, PERF_TYPE_HARDWARE, TEST_RDPMC,
-	  true, 1, 0 },
-	{ "CPU-wide event", TEST_PMU_V3P5, TEST_OWN_TYPE, TEST_RDPMC, false, 1, -EINVAL },
-	{ "generic type, two PMUs", TEST_PMU_V3P5, PERF_TYPE_HARDWARE, TEST_RDPMC, true, 2,
-	  -EOPNOTSUPP },
-	{ "raw type, two PMUs", TEST_PMU_V3P5, PERF_TYPE_RAW, TEST_RDPMC, true, 2,
-	  -EOPNOTSUPP },
-	{ "own type, two PMUs", TEST_PMU_V3P5, TEST_OWN_TYPE, TEST_RDPMC, true, 2, 0 },
-	{ "long with 64-bit counters", TEST_PMU_V3P5, TEST_OWN_TYPE, TEST_RDPMC_LONG, true, 1,
+	{ "task event, own type", TEST_PMU_V3, TEST_OWN_TYPE, TEST_RDPMC, TEST_INST, true, 1,
 	  0 },
-	{ "long with CHAIN only", TEST_PMU_V3, TEST_OWN_TYPE, TEST_RDPMC_LONG, true, 1,
+	{ "task event, raw type, one PMU", TEST_PMU_V3, PERF_TYPE_RAW, TEST_RDPMC, TEST_INST,
+	  true, 1, 0 },
+	{ "task event, generic type, one PMU", TEST_PMU_V3, PERF_TYPE_HARDWARE, TEST_RDPMC,
+	  TEST_INST, true, 1, 0 },
+	{ "CPU-wide event", TEST_PMU_V3P5, TEST_OWN_TYPE, TEST_RDPMC, TEST_INST, false, 1,
+	  -EINVAL },
+	{ "generic type, two PMUs", TEST_PMU_V3P5, PERF_TYPE_HARDWARE, TEST_RDPMC, TEST_INST,
+	  true, 2, -EOPNOTSUPP },
+	{ "raw type, two PMUs", TEST_PMU_V3P5, PERF_TYPE_RAW, TEST_RDPMC, TEST_INST, true, 2,
 	  -EOPNOTSUPP },
-	{ "long without CHAIN", TEST_PMU_V3_NO_CHAIN, TEST_OWN_TYPE, TEST_RDPMC_LONG, true, 1,
-	  -EOPNOTSUPP },
+	{ "own type, two PMUs", TEST_PMU_V3P5, TEST_OWN_TYPE, TEST_RDPMC, TEST_INST, true, 2,
+	  0 },
+	{ "long with 64-bit counters", TEST_PMU_V3P5, TEST_OWN_TYPE, TEST_RDPMC_LONG, TEST_INST,
+	  true, 1, 0 },
+	{ "long with CHAIN only", TEST_PMU_V3, TEST_OWN_TYPE, TEST_RDPMC_LONG, TEST_INST, true,
+	  1, -EOPNOTSUPP },
+	{ "long without CHAIN", TEST_PMU_V3_NO_CHAIN, TEST_OWN_TYPE, TEST_RDPMC_LONG, TEST_INST,
+	  true, 1, -EOPNOTSUPP },
+	/* The cycle counter is 64 bits wide on every PMUv3 */
+	{ "long cycles with CHAIN only", TEST_PMU_V3, TEST_OWN_TYPE, TEST_RDPMC_LONG,
+	  TEST_CYCLES, true, 1, 0 },
+	{ "long cycles without CHAIN", TEST_PMU_V3_NO_CHAIN, TEST_OWN_TYPE, TEST_RDPMC_LONG,
+	  TEST_CYCLES, true, 1, 0 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(test_user, test_user_cases, desc);
@@ -363,7 +374,7 @@ static void test_user_access_errno(struct kunit *test)
 		.config1 = c->config1,
 	};
 
-	KUNIT_EXPECT_EQ(test, armv8pmu_check_user_access(test_pmu(test, c->pmu), &attr,
+	KUNIT_EXPECT_EQ(test, armv8pmu_check_user_access(test_pmu(test, c->pmu), &attr, c->evnum,
 							 c->task_bound, c->nr_pmus),
 			c->err);
 }
@@ -522,7 +533,6 @@ static int test_add(struct kunit *test, struct pmu_hw_events *cpuc,
 	return idx;
 }
 
-#define TEST_INST		ARMV8_PMUV3_PERFCTR_INST_RETIRED
 
 /* Put event on counter idx of cpuc, as the framework's add does */
 static void test_place(struct pmu_hw_events *cpuc, struct perf_event *event,
@@ -676,6 +686,24 @@ static void test_long_cycles_without_chain_wait_for_cycle_counter(struct kunit *
 	KUNIT_EXPECT_EQ(test, cpuc->used_mask[0], BIT(ARMV8_PMU_CYCLE_IDX));
 }
 
+/* A user reader cannot read a chained pair: long rdpmc cycles never get one */
+static void test_long_rdpmc_cycles_wait_for_cycle_counter(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3);
+	struct perf_event *event;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		event = test_event(test, cpu_pmu, TEST_PMU_TYPE, TEST_CYCLES, TEST_RDPMC_LONG);
+		event->attach_state = PERF_ATTACH_TASK;
+		KUNIT_ASSERT_EQ(test, test_init_event(event), TEST_CYCLES);
+		KUNIT_EXPECT_EQ(test, armv8pmu_counter_alloc(cpuc, event),
+				i ? -EAGAIN : ARMV8_PMU_CYCLE_IDX);
+	}
+	KUNIT_EXPECT_EQ(test, cpuc->used_mask[0], BIT(ARMV8_PMU_CYCLE_IDX));
+}
+
 static void test_long_event_single_counter_on_pmuv3p5(struct kunit *test)
 {
 	struct pmu_hw_events *cpuc = test_cpuc(test);
@@ -798,6 +826,7 @@ static struct kunit_case armv8pmu_test_cases[] = {
 	KUNIT_CASE(test_long_event_eagain_without_whole_pair),
 	KUNIT_CASE(test_long_cycles_take_cycle_counter),
 	KUNIT_CASE(test_long_cycles_without_chain_wait_for_cycle_counter),
+	KUNIT_CASE(test_long_rdpmc_cycles_wait_for_cycle_counter),
 	KUNIT_CASE(test_long_event_single_counter_on_pmuv3p5),
 	KUNIT_CASE(test_clear_releases_both_halves_of_pair),
 	KUNIT_CASE(test_format_strings_match_field_masks),

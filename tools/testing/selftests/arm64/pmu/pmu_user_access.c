@@ -7,7 +7,8 @@
  *     index and a width in its user page, and reading the counter with
  *     mrs under the page's sequence count gives the count read() gives;
  *   - refusals: a CPU-wide rdpmc event (EINVAL), long (config1:0) with
- *     rdpmc on a PMU without 64-bit event counters (EOPNOTSUPP);
+ *     rdpmc on a PMU without 64-bit event counters (EOPNOTSUPP), except
+ *     for cycles, whose counter is 64 bits wide on every PMU: exact too;
  *   - no leak: a task without an rdpmc event traps (SIGILL) on mrs, even
  *     right after a task with access ran on the same CPU; a task with
  *     access reads 0 from counters it does not own, idle or held by a
@@ -177,14 +178,14 @@ static uint64_t user_delta(struct pmu_user_event *ev, unsigned long n)
  * left is the loop, exactly. read() after the window adds only the C code
  * between the last user read and the disabling ioctl.
  */
-static void test_exact(const char *name, uint64_t config1)
+static void test_exact(const char *name, uint64_t evnum, uint64_t config1)
 {
 	uint64_t d1, d2, last, total;
 	struct pmu_user_event ev;
 	int ret, tries;
 	bool ok;
 
-	ret = user_event_open(&ev, ARMV8_EVT_INST_RETIRED, config1 | PMU_CFG1_RDPMC);
+	ret = user_event_open(&ev, evnum, config1 | PMU_CFG1_RDPMC);
 	if (ret) {
 		ksft_print_msg("%s: open: %s\n", name, strerror(-ret));
 		pmu_result(false, name);
@@ -207,6 +208,7 @@ static void test_exact(const char *name, uint64_t config1)
 		       ", user %" PRIu64 ", read() %" PRIu64 "\n", name,
 		       (unsigned int)ev.pc->pmc_width, d1, d2, last, total);
 	ok = ok && d1 && d2 && d2 - d1 == 2 * ITERS &&
+	     (!(config1 & PMU_CFG1_LONG) || ev.pc->pmc_width == 64) &&
 	     total >= last && total - last <= READ_SLACK;
 	pmu_user_event_close(&ev);
 	pmu_result(ok, name);
@@ -582,7 +584,7 @@ int main(void)
 	ksft_print_header();
 	pmu_find_or_skip(&pmu);
 	pin_to_cpu0();
-	ksft_set_plan(13);
+	ksft_set_plan(14);
 
 	/* Before anything is granted: no rdpmc event, so mrs traps */
 	{
@@ -596,13 +598,17 @@ int main(void)
 	ksft_print_msg("counting width %d\n", width);
 
 	test_page();
-	test_exact("rdpmc_user_read_matches_read", 0);
+	test_exact("rdpmc_user_read_matches_read", ARMV8_EVT_INST_RETIRED, 0);
 	if (width == 64)
-		test_exact("rdpmc_long_user_read_matches_read", PMU_CFG1_LONG);
+		test_exact("rdpmc_long_user_read_matches_read", ARMV8_EVT_INST_RETIRED,
+			   PMU_CFG1_LONG);
 	else
 		pmu_skip("rdpmc_long_user_read_matches_read",
 			 "no 64-bit event counters (long is refused)");
 	test_cycles();
+	/* One cycle per instruction under icount; PMCCNTR is 64-bit everywhere */
+	test_exact("rdpmc_long_cycles_user_read_matches_read", ARMV8_EVT_CPU_CYCLES,
+		   PMU_CFG1_LONG);
 	test_refusals(width);
 	test_child_without_event_traps();
 	test_unowned_counters_read_zero();
