@@ -129,7 +129,10 @@ build_image() {
 # One build at a time per source tree: two makes in one folder corrupt it.
 mkdir -p "$(dirname "$SRC")"
 exec 9> "$SRC.lock"
-flock 9
+if ! flock -n 9; then
+	msg "waiting for $SRC.lock: another build of this source tree holds it"
+	flock 9
+fi
 
 case "${1:-image}" in
 image) build_image ;;
