@@ -16,11 +16,12 @@ H := harness
 export CACHE ?= $(HOME)/.cache/arm64-pmu
 
 .PHONY: help deps need-deps base kernel perf tests initramfs qemu run demo \
-	check series series-check bench
+	check series series-check bench base-edit base-refresh
 
 help:
 	@sed -n 's/^#   //p' Makefile
 	@echo "other targets: deps base kernel perf tests initramfs qemu run series series-check"
+	@echo "base files: make base-edit [FILES='path...'], edit build/base-edit/, make base-refresh"
 
 deps:
 	$(H)/deps.sh
@@ -64,3 +65,10 @@ series-check: need-deps
 
 bench: need-deps
 	@$(H)/bench.sh
+
+# Our changes to base files are patches/<path>.patch: edit them as files
+base-edit: need-deps
+	@$(H)/basepatch.sh edit $(FILES)
+
+base-refresh: need-deps
+	@$(H)/basepatch.sh refresh

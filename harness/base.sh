@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Unpack the recorded base tree once and check that every base file the
-# overlay modifies is byte-identical to the version the series was written
-# against (BASE.sha256).
+# Unpack the recorded base tree once and check that every base file one of
+# our files replaces whole is byte-identical to the version the series was
+# written against (BASE.sha256).
 #
 #   harness/base.sh          unpack (if needed) and verify, print the tree path
 #   harness/base.sh record   rewrite BASE and BASE.sha256 from the installed base
@@ -25,10 +25,11 @@ unpack() {
 	touch "$dest/.unpacked"
 }
 
-# The base files our overlay replaces (as opposed to files it adds).
+# The base files one of our files replaces whole. The files we patch need
+# no record: a patch that no longer applies names its file itself.
 modified_base_files() {
-	overlay_files | while read -r f; do
-		[ -e "$BASE_TREE/$f" ] && echo "$f"
+	own_files | while read -r f; do
+		if [ -e "$BASE_TREE/$f" ]; then echo "$f"; fi
 	done
 }
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Overlay our files on a copy of the pristine base and build an arm64 Image.
+# Overlay our files and our patches to base files (patches/) on a copy of the
+# pristine base and build an arm64 Image.
 #
 #   harness/kernel.sh [image]    build, print the Image path
 #   harness/kernel.sh src        sync the overlaid source tree, print its path
@@ -62,7 +63,7 @@ kmake() {
 # Bring $SRC to base + overlay: restore files we stopped carrying, copy
 # changed overlay files (and only those, so make sees what changed).
 sync_source() {
-	local f
+	local f from
 	if [ ! -f "$SRC/.complete" ]; then
 		msg "copying the base tree to $SRC"
 		rm -rf "$SRC" && mkdir -p "$(dirname "$SRC")"
@@ -79,9 +80,11 @@ sync_source() {
 		fi
 	done < "$MANIFEST"
 	while read -r f; do
-		cmp -s "$OVERLAY_DIR/$f" "$SRC/$f" && continue
+		from=$OVERLAY_DIR/$f
+		[ -n "${OVERLAY_LIST:-}" ] || from=$(overlay_path "$f")
+		cmp -s "$from" "$SRC/$f" && continue
 		mkdir -p "$(dirname "$SRC/$f")"
-		cp --remove-destination "$OVERLAY_DIR/$f" "$SRC/$f"
+		cp --remove-destination "$from" "$SRC/$f"
 	done < "$MANIFEST.new"
 	mv "$MANIFEST.new" "$MANIFEST"
 }

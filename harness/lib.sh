@@ -45,9 +45,48 @@ hash_inputs() {
 	done | sha256sum | cut -c1-16
 }
 
-# overlay_files: the kernel paths this repository carries, one per line.
-overlay_files() {
+# Our changes to base files: patches/<kernel path>.patch, one per file,
+# applied to the pristine base (harness/basepatch.sh edits and refreshes
+# them). Everything else at a kernel path here is our own file.
+BASE_PATCHES=$TOP/patches
+
+# own_files: the kernel paths of our own files, one per line.
+own_files() {
 	(cd "$TOP" && git ls-files --cached --others --exclude-standard -- \
 		arch drivers include kernel tools Documentation MAINTAINERS 2>/dev/null |
 	 while read -r f; do [ -f "$f" ] && echo "$f"; done)
+}
+
+# patched_files: the base files we change by a patch, one per line.
+patched_files() {
+	[ -d "$BASE_PATCHES" ] || return 0
+	(cd "$BASE_PATCHES" && find . -type f -name '*.patch' |
+	 sed 's|^\./||; s|\.patch$||' | LC_ALL=C sort)
+}
+
+# overlay_files: every kernel path the overlay sets, ours or patched.
+overlay_files() {
+	own_files
+	patched_files
+}
+
+# overlay_path FILE: a path holding FILE as the overlay has it: our file,
+# or the base's with our patch applied (made once under $CACHE/patched,
+# keyed by both). A patch that no longer applies stops the build there.
+overlay_path() {
+	local f=$1 p=$BASE_PATCHES/$1.patch out
+	if [ ! -f "$p" ]; then
+		echo "$TOP/$f"
+		return
+	fi
+	out=$CACHE/patched/$(hash_inputs "$p" "$BASE_TREE/$f")/$f
+	if [ ! -f "$out" ]; then
+		mkdir -p "${out%/*}"
+		patch -s -f -F0 --no-backup-if-mismatch -o "$out.tmp" "$BASE_TREE/$f" < "$p" >&2 ||
+			die "patches/$f.patch no longer applies to the base's $f: port it by hand
+  (harness/basepatch.sh edit $f, then refresh)"
+		[ -x "$BASE_TREE/$f" ] && chmod +x "$out.tmp"
+		mv "$out.tmp" "$out"
+	fi
+	echo "$out"
 }

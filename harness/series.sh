@@ -139,13 +139,14 @@ check_coverage() {
 
 # commit_patch PARENT DESC: commit the description's files on PARENT, print it
 commit_patch() {
-	local parent=$1 d=$2 f mode blob tree
+	local parent=$1 d=$2 f from mode blob tree
 	export GIT_INDEX_FILE=$BASE_GIT/series-index
 	bgit read-tree "$parent"
 	while read -r f; do
-		[ -L "$TOP/$f" ] && die "$f: symlinks are not supported"
-		mode=100644 && [ -x "$TOP/$f" ] && mode=100755
-		blob=$(bgit hash-object -w -- "$TOP/$f")
+		from=$(overlay_path "$f")
+		[ -L "$from" ] && die "$f: symlinks are not supported"
+		mode=100644 && [ -x "$from" ] && mode=100755
+		blob=$(bgit hash-object -w -- "$from")
 		bgit update-index --add --cacheinfo "$mode,$blob,$f"
 	done < <(claims | awk -v d="${d##*/}" '$2 == d { print $1 }')
 	tree=$(bgit write-tree)
