@@ -66,7 +66,7 @@ series-check: need-deps
 bench: need-deps
 	@$(H)/bench.sh
 
-# Our changes to base files are patches/<path>.patch: edit them as files
+# Our changes to base files are patches/ (quilt): edit them in build/base-edit
 base-edit: need-deps
 	@$(H)/basepatch.sh edit $(FILES)
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Overlay our files and our patches to base files (patches/) on a copy of the
-# pristine base and build an arm64 Image.
+# Our patches to base files (patches/) and our own files over a copy of the
+# pristine base: build an arm64 Image.
 #
 #   harness/kernel.sh [image]    build, print the Image path
 #   harness/kernel.sh src        sync the overlaid source tree, print its path
@@ -63,7 +63,7 @@ kmake() {
 # Bring $SRC to base + overlay: restore files we stopped carrying, copy
 # changed overlay files (and only those, so make sees what changed).
 sync_source() {
-	local f from
+	local f from patched
 	if [ ! -f "$SRC/.complete" ]; then
 		msg "copying the base tree to $SRC"
 		rm -rf "$SRC" && mkdir -p "$(dirname "$SRC")"
@@ -79,9 +79,10 @@ sync_source() {
 			rm -f "$SRC/$f"
 		fi
 	done < "$MANIFEST"
+	[ -n "${OVERLAY_LIST:-}" ] || patched=$(patched_tree)
 	while read -r f; do
 		from=$OVERLAY_DIR/$f
-		[ -n "${OVERLAY_LIST:-}" ] || from=$(overlay_path "$f")
+		[ -n "${OVERLAY_LIST:-}" ] || from=$(overlay_path "$patched" "$f")
 		cmp -s "$from" "$SRC/$f" && continue
 		mkdir -p "$(dirname "$SRC/$f")"
 		cp --remove-destination "$from" "$SRC/$f"

@@ -45,9 +45,9 @@ hash_inputs() {
 	done | sha256sum | cut -c1-16
 }
 
-# Our changes to base files: patches/<kernel path>.patch, one per file,
-# applied to the pristine base (harness/basepatch.sh edits and refreshes
-# them). Everything else at a kernel path here is our own file.
+# Our changes to base files: patches/*.patch, applied in the order of
+# patches/series to the pristine base (quilt's layout; harness/basepatch.sh
+# edits them). Everything else at a kernel path here is our own file.
 BASE_PATCHES=$TOP/patches
 
 # own_files: the kernel paths of our own files, one per line.
@@ -57,11 +57,24 @@ own_files() {
 	 while read -r f; do [ -f "$f" ] && echo "$f"; done)
 }
 
-# patched_files: the base files we change by a patch, one per line.
+# base_patches: our patches to base files, in the order they apply.
+base_patches() {
+	[ -f "$BASE_PATCHES/series" ] || return 0
+	sed 's/#.*//; /^[[:space:]]*$/d' "$BASE_PATCHES/series"
+}
+
+# files_patched_by PATCH...: the base files those patches change.
+files_patched_by() {
+	local p
+	for p in "$@"; do
+		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$BASE_PATCHES/$p"
+	done | LC_ALL=C sort -u
+}
+
+# patched_files: every base file a patch changes, one per line.
 patched_files() {
-	[ -d "$BASE_PATCHES" ] || return 0
-	(cd "$BASE_PATCHES" && find . -type f -name '*.patch' |
-	 sed 's|^\./||; s|\.patch$||' | LC_ALL=C sort)
+	# shellcheck disable=SC2046 # one word per patch name
+	files_patched_by $(base_patches)
 }
 
 # overlay_files: every kernel path the overlay sets, ours or patched.
@@ -70,23 +83,42 @@ overlay_files() {
 	patched_files
 }
 
-# overlay_path FILE: a path holding FILE as the overlay has it: our file,
-# or the base's with our patch applied (made once under $CACHE/patched,
-# keyed by both). A patch that no longer applies stops the build there.
+# patched_tree [N]: a folder holding every base file the patches change,
+# with the first N patches applied (default: all), made once under
+# $CACHE/patched and keyed by those patches and the base files. A patch
+# that no longer applies stops the build, naming the patch and its files.
+patched_tree() {
+	local n=${1:-1000000} list files dir p
+	list=$(base_patches | head -n "$n")
+	files=$(patched_files)
+	# shellcheck disable=SC2086 # word lists
+	dir=$CACHE/patched/$({ echo "$list"
+			       (cd "$BASE_PATCHES" && hash_inputs $list)
+			       (cd "$BASE_TREE" && hash_inputs $files); } | sha256sum | cut -c1-16)
+	if [ ! -f "$dir/.applied" ]; then
+		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+		# shellcheck disable=SC2086 # a word list
+		(cd "$BASE_TREE" && cp --parents $files "$dir.tmp/")
+		chmod -R u+w "$dir.tmp"
+		for p in $list; do
+			# -F0: a base change next to our lines shows as a failure
+			patch -d "$dir.tmp" -p1 -s -f -F0 --no-backup-if-mismatch \
+				< "$BASE_PATCHES/$p" >&2 ||
+				die "patches/$p no longer applies to the base's $(files_patched_by "$p" |
+					tr '\n' ' ')- port it: make base-edit"
+		done
+		touch "$dir.tmp/.applied"
+		rm -rf "$dir" && mv "$dir.tmp" "$dir"
+	fi
+	echo "$dir"
+}
+
+# overlay_path PATCHED FILE: where FILE's overlay content is: in PATCHED
+# (a patched_tree) for a base file we patch, else our own file.
 overlay_path() {
-	local f=$1 p=$BASE_PATCHES/$1.patch out
-	if [ ! -f "$p" ]; then
-		echo "$TOP/$f"
-		return
+	if [ -f "$1/$2" ]; then
+		echo "$1/$2"
+	else
+		echo "$TOP/$2"
 	fi
-	out=$CACHE/patched/$(hash_inputs "$p" "$BASE_TREE/$f")/$f
-	if [ ! -f "$out" ]; then
-		mkdir -p "${out%/*}"
-		patch -s -f -F0 --no-backup-if-mismatch -o "$out.tmp" "$BASE_TREE/$f" < "$p" >&2 ||
-			die "patches/$f.patch no longer applies to the base's $f: port it by hand
-  (harness/basepatch.sh edit $f, then refresh)"
-		[ -x "$BASE_TREE/$f" ] && chmod +x "$out.tmp"
-		mv "$out.tmp" "$out"
-	fi
-	echo "$out"
 }

@@ -10,10 +10,11 @@
 #   SERIES_PREFIX='RFC PATCH v2'       subject prefix (default: PATCH)
 #
 # harness/series/NN-<slug>.txt describes patch NN: line 1 the subject, a
-# blank line, the commit message, then a "Files:" block naming the overlay
-# files it carries, one per line. Each patch makes its files equal to the
-# overlay's version, so every overlay file must be listed by exactly one
-# patch: a new file stops the series until a patch claims it.
+# blank line, the commit message, then a "Files:" block naming our files
+# and our base patches (patches/NAME.patch) it carries, one per line. Each
+# patch makes its files equal to ours and applies its base patches, so
+# each of our files and base patches must be listed by exactly one patch:
+# a new one stops the series until a patch claims it.
 # harness/series/cover.txt holds the cover letter: line 1 the subject, a
 # blank line, the body; @BASE_KERNELVERSION@, @BASE_DEB_PACKAGE@ and
 # @BASE_DEB_VERSION@ in it are replaced from BASE.
@@ -99,7 +100,7 @@ check_description() {
 	[ -n "$(files_of "$d")" ] || die "$name: the 'Files:' block is empty"
 }
 
-# expand ENTRY: the entry if it is an overlay file, else nothing
+# expand ENTRY: the entry if it is one of our files or base patches
 expand() {
 	awk -v file="$1" '$0 == file' <<<"$OVERLAY"
 }
@@ -114,13 +115,14 @@ claims() {
 	done
 }
 
-# check_coverage: every overlay file in exactly one patch, no stale entry
+# check_coverage: each of our files and base patches in exactly one
+# patch, no stale entry, and the base patches claimed in their own order
 check_coverage() {
 	local d e f claimed bad=0
 	for d in $(patch_descriptions); do
 		while read -r e; do
 			[ -n "$(expand "$e")" ] && continue
-			msg "${d##*/} lists $e, which is not in the overlay"
+			msg "${d##*/} lists $e, which is neither our file nor a base patch"
 			bad=1
 		done < <(files_of "$d")
 	done
@@ -134,21 +136,34 @@ check_coverage() {
 		awk -v f="$f" '$1 == f { found = 1 } END { exit !found }' <<<"$claimed" ||
 			{ msg "$f is in no patch of $DESC"; bad=1; }
 	done <<<"$OVERLAY"
+	[ "$(claims | awk '$1 ~ /^patches\// { print $1 }')" = "$(base_patches | sed 's|^|patches/|')" ] ||
+		{ msg "the base patches must be claimed in the order of patches/series"; bad=1; }
 	[ $bad = 0 ] || die "fix the Files: blocks in $DESC"
 }
 
 # commit_patch PARENT DESC: commit the description's files on PARENT, print it
 commit_patch() {
-	local parent=$1 d=$2 f from mode blob tree
+	local parent=$1 d=$2 f from mode blob tree entries ours mine patched
 	export GIT_INDEX_FILE=$BASE_GIT/series-index
 	bgit read-tree "$parent"
+	entries=$(claims | awk -v d="${d##*/}" '$2 == d { print $1 }')
+	ours=$(grep -v '^patches/' <<<"$entries" || true)
+	mine=$(sed -n 's|^patches/||p' <<<"$entries")
+	# Our base patches up to this one's last, applied to the base
+	if [ -n "$mine" ]; then
+		patched=$(patched_tree "$(base_patches | grep -nxF "$(tail -n 1 <<<"$mine")" | cut -d: -f1)")
+		# shellcheck disable=SC2086 # one word per patch name
+		ours+=$'\n'$(files_patched_by $mine)
+	fi
 	while read -r f; do
-		from=$(overlay_path "$f")
+		[ -n "$f" ] || continue
+		from=$TOP/$f
+		[ -n "$mine" ] && [ -f "$patched/$f" ] && from=$patched/$f
 		[ -L "$from" ] && die "$f: symlinks are not supported"
 		mode=100644 && [ -x "$from" ] && mode=100755
 		blob=$(bgit hash-object -w -- "$from")
 		bgit update-index --add --cacheinfo "$mode,$blob,$f"
-	done < <(claims | awk -v d="${d##*/}" '$2 == d { print $1 }')
+	done <<<"$ours"
 	tree=$(bgit write-tree)
 	unset GIT_INDEX_FILE
 	[ "$tree" != "$(bgit rev-parse "$parent^{tree}")" ] ||
@@ -197,7 +212,7 @@ AUTHOR=$(author)
 	die "author '$AUTHOR' is not of the form 'Name <address>'"
 [ -n "$(patch_descriptions)" ] || die "no patch descriptions in $DESC"
 for d in $(patch_descriptions); do check_description "$d"; done
-OVERLAY=$(overlay_files)
+OVERLAY=$(own_files; base_patches | sed 's|^|patches/|')
 check_coverage
 
 # One series run at a time per base repository (make check runs one too).
