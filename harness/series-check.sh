@@ -6,8 +6,10 @@
 #   patch_N_checkpatch      checkpatch.pl --strict: 0 errors, 0 warnings
 #                           (its checks are shown, not counted)
 #   patch_N_builds          the arm64 Image builds (allnoconfig + our
-#                           fragment), and so do the arm64/pmu and spe selftests
-#                           when the patch touches them
+#                           fragment), every kernel source file the patch
+#                           adds or changes is compiled into it, and the
+#                           arm64/pmu and spe selftests build when the
+#                           patch touches them
 #
 #   harness/series-check.sh      (or: make series-check)
 #
@@ -111,6 +113,20 @@ config_landed() {
 	return $bad
 }
 
+# compiled CHANGED: every kernel C file or header the patch adds or changes
+# is read by some object of the build (kbuild's .cmd files list each
+# object's sources), so a new driver off in its own patch shows here.
+compiled() {
+	local obj f bad=0
+	obj=$("$HARNESS/kernel.sh" builddir)
+	for f in $(grep -E '^(arch|drivers|include|kernel)/.*\.[ch]$' <<<"$1"); do
+		grep -rqsF --include='.*.cmd' "/$f" "$obj" && continue
+		echo "$f: changed by this patch, compiled by no object of the build"
+		bad=1
+	done
+	return $bad
+}
+
 # The kselftest way, in the overlaid source tree kernel.sh keeps.
 build_selftests() {
 	local src sub subs=
@@ -134,7 +150,7 @@ build() {
 	git -C "$WT" diff --name-only "$(cat "$BASE_GIT/base-commit")" HEAD > "$LOG/files"
 	export OVERLAY_DIR=$WT OVERLAY_LIST=$LOG/files KCONFIG_LENIENT=1
 	{
-		"$HARNESS/kernel.sh" image && config_landed &&
+		"$HARNESS/kernel.sh" image && config_landed && compiled "$changed" &&
 		if grep -q "^$SELFTESTS/" <<<"$changed"; then
 			build_selftests
 		fi
