@@ -4,6 +4,7 @@
 # pristine base: build an arm64 Image.
 #
 #   harness/kernel.sh [image]    build, print the Image path
+#   harness/kernel.sh path       print the Image path, build nothing
 #   harness/kernel.sh src        sync the overlaid source tree, print its path
 #   harness/kernel.sh builddir   print the build folder
 #   harness/kernel.sh make ARGS  run make in the build folder (e.g. W=1 C=1 drivers/perf/)
@@ -127,8 +128,14 @@ build_image() {
 	configure
 	msg "building $TARGET in $OBJ"
 	kmake "$TARGET"
-	echo "$OBJ/arch/$ARCH/boot/$TARGET"
+	echo "$IMAGE_PATH"
 }
+
+IMAGE_PATH=$OBJ/arch/$ARCH/boot/$TARGET
+if [ "${1:-}" = path ]; then
+	echo "$IMAGE_PATH"
+	exit 0
+fi
 
 # One build at a time per source tree: two makes in one folder corrupt it.
 mkdir -p "$(dirname "$SRC")"

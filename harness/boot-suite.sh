@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# One guest suite of make check: boot KERNEL's image with KNOBS, run each
+# PLAN (harness/plans/PLAN.plan) and then dmesg.plan; the console goes to
+# LOG. A guest that crashed or timed out adds a failed result.
+#
+#   harness/boot-suite.sh LOG KERNEL 'KNOBS' PLAN...
+#
+# KERNEL as in harness/suites.txt: ours (IMAGE, INITRD and QEMU from the
+# environment, as check.sh built them), debug, base or arm32.
+
+. "$(dirname "$0")/lib.sh"
+
+log=$1 kernel=$2 knobs=$3
+shift 3
+[ "$knobs" = - ] && knobs=
+
+case "$kernel" in
+ours) ;;
+debug) IMAGE=$(FLAVOUR=debug "$HARNESS/kernel.sh" path) ;;
+base) IMAGE=$(VARIANT=base "$HARNESS/kernel.sh" path) ;;
+arm32)
+	IMAGE=$(KARCH=arm "$HARNESS/kernel.sh" path)
+	INITRD=$("$HARNESS/arm32/initramfs.sh")
+	;;
+*) die "unknown kernel '$kernel'" ;;
+esac
+export IMAGE INITRD
+
+stock=${PMU_QEMU_STOCK:-0}
+case " $knobs " in *" PMU_QEMU_STOCK=1 "*) stock=1 ;; esac
+cmd="export PMU_QEMU_STOCK=$stock"
+for plan in "$@" dmesg; do
+	cmd+="; sh /plans/$plan.plan"
+done
+
+# The time limit is a backstop for a hung guest: a boot shares the machine
+# with other boots and builds, so it is twice qemu.sh's default.
+rc=0
+# shellcheck disable=SC2086 # KNOBS is a list of VAR=value words
+env TIMEOUT=1800 $knobs "$HARNESS/qemu.sh" run "$cmd" > "$log.tmp" 2>&1 || rc=$?
+if [ $rc = 125 ]; then
+	name=${log##*/}
+	echo "not ok 1 ${name%.log}_guest_finished # crashed or timed out" >> "$log.tmp"
+fi
+mv "$log.tmp" "$log"
