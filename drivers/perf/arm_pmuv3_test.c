@@ -94,7 +94,7 @@ static struct perf_event *test_event(struct kunit *test, struct arm_pmu *cpu_pmu
 /* What the framework's event_init does with our callbacks */
 static int test_init_event(struct perf_event *event)
 {
-	int evnum = armv8pmu_event_map(event);
+	int evnum = armv8pmu_validate_and_place(event);
 
 	if (evnum < 0)
 		return evnum;
@@ -731,48 +731,42 @@ static void test_clear_releases_both_halves_of_pair(struct kunit *test)
 
 /* ---- sysfs ABI ---- */
 
+/* What perf parses in format/: user ABI, written out here on purpose */
 static const struct {
 	const char *name;
-	const char *word;
-	u64 mask;
+	const char *show;
 } test_formats[] = {
-	{ "event",		"config",	ARMV8PMU_CFG_EVENT },
-	{ "long",		"config1",	ARMV8PMU_CFG1_LONG },
-	{ "rdpmc",		"config1",	ARMV8PMU_CFG1_RDPMC },
-	{ "threshold_count",	"config1",	ARMV8PMU_CFG1_TH_COUNT },
-	{ "threshold_compare",	"config1",	ARMV8PMU_CFG1_TH_COMPARE },
-	{ "threshold",		"config1",	ARMV8PMU_CFG1_THRESHOLD },
+	{ "event",		"config:0-15\n" },
+	{ "long",		"config1:0\n" },
+	{ "rdpmc",		"config1:1\n" },
+	{ "threshold_count",	"config1:2\n" },
+	{ "threshold_compare",	"config1:3-4\n" },
+	{ "threshold",		"config1:5-16\n" },
 };
 
-/* format/ is what perf parses: it must describe the masks the driver decodes */
-static void test_format_strings_match_field_masks(struct kunit *test)
+static void test_format_files_keep_the_abi(struct kunit *test)
 {
+	char *page = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	unsigned int i;
 
+	KUNIT_ASSERT_NOT_NULL(test, page);
 	KUNIT_ASSERT_EQ(test, ARRAY_SIZE(armv8pmu_format_attrs), ARRAY_SIZE(test_formats) + 1);
 	for (i = 0; i < ARRAY_SIZE(test_formats); i++) {
-		struct dev_ext_attribute *ea;
-		unsigned int lo = __ffs64(test_formats[i].mask);
-		unsigned int hi = fls64(test_formats[i].mask) - 1;
-		char want[32];
+		struct device_attribute *attr;
 
-		ea = container_of(armv8pmu_format_attrs[i], struct dev_ext_attribute, attr.attr);
-		if (lo == hi)
-			snprintf(want, sizeof(want), "%s:%u", test_formats[i].word, lo);
-		else
-			snprintf(want, sizeof(want), "%s:%u-%u", test_formats[i].word, lo, hi);
-
-		KUNIT_EXPECT_STREQ(test, armv8pmu_format_attrs[i]->name, test_formats[i].name);
-		KUNIT_EXPECT_STREQ(test, (const char *)ea->var, want);
+		attr = container_of(armv8pmu_format_attrs[i], struct device_attribute, attr);
+		KUNIT_EXPECT_STREQ(test, attr->attr.name, test_formats[i].name);
+		KUNIT_EXPECT_EQ(test, attr->show(NULL, attr, page),
+				(ssize_t)strlen(test_formats[i].show));
+		KUNIT_EXPECT_STREQ(test, page, test_formats[i].show);
 	}
 }
 
 /* ---- Probe tables ---- */
 
 /*
- * The two DT tables are kept in the same order by hand: check that each
- * name ends with its compatible's model ("arm,cortex-a57-pmu" names
- * "armv8_cortex_a57").
+ * Each PMU name ends with its compatible's model ("arm,cortex-a57-pmu"
+ * names "armv8_cortex_a57"): a typo in a pair shows here.
  */
 static bool test_ends_with(const char *str, const char *suffix)
 {
@@ -829,7 +823,7 @@ static struct kunit_case armv8pmu_test_cases[] = {
 	KUNIT_CASE(test_long_rdpmc_cycles_wait_for_cycle_counter),
 	KUNIT_CASE(test_long_event_single_counter_on_pmuv3p5),
 	KUNIT_CASE(test_clear_releases_both_halves_of_pair),
-	KUNIT_CASE(test_format_strings_match_field_masks),
+	KUNIT_CASE(test_format_files_keep_the_abi),
 	KUNIT_CASE(test_dt_names_line_up_with_compatibles),
 	{}
 };
