@@ -25,7 +25,6 @@
 #include <linux/perf/arm_pmu.h>
 #include <linux/perf_event.h>
 
-#include <asm/daifflags.h>
 #include <asm/sysreg.h>
 #include <asm/virt.h>
 
@@ -44,8 +43,8 @@
 				 PERF_SAMPLE_BRANCH_CALL | PERF_SAMPLE_BRANCH_COND)
 
 /*
- * HV is accepted and records nothing of its own: the only EL2 code
- * recorded is a VHE kernel's, which is KERNEL.
+ * HV names the hypervisor's branches: a VHE kernel's own (brbe_levels()),
+ * nothing a kernel at EL1 could be given.
  */
 #define BRBE_BRANCH_SUPPORTED	(PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL |	\
 				 PERF_SAMPLE_BRANCH_HV | BRBE_BRANCH_TYPES |		\
@@ -67,6 +66,44 @@
 /* A bit the perf ABI adds must be classified here before this builds */
 static_assert((BRBE_BRANCH_SUPPORTED | BRBE_BRANCH_REFUSED) == PERF_SAMPLE_BRANCH_MAX - 1);
 static_assert(!(BRBE_BRANCH_SUPPORTED & BRBE_BRANCH_REFUSED));
+
+/*
+ * The levels an event asked for, as the buffer records them: a VHE
+ * kernel is the hypervisor, so HV asks for its EL2 branches, which are
+ * KERNEL's. Elsewhere HV adds nothing: a hypervisor below a kernel at EL1
+ * is never recorded for it.
+ */
+static u64 brbe_levels(u64 bst, bool kernel_at_el2)
+{
+	if (kernel_at_el2 && (bst & PERF_SAMPLE_BRANCH_HV))
+		bst |= PERF_SAMPLE_BRANCH_KERNEL;
+	return bst;
+}
+
+static u64 brbe_event_bst(const struct perf_event *event)
+{
+	return brbe_levels(event->attr.branch_sample_type, is_kernel_in_hyp_mode());
+}
+
+/*
+ * Whether an event's branch_sample_type and exclude bits ask for records
+ * the buffer can give it.
+ */
+static bool brbe_bst_supported(u64 bst)
+{
+	/* A bit BRBE cannot honour, or no branch type: nothing would be recorded */
+	return !(bst & ~BRBE_BRANCH_SUPPORTED) && (bst & BRBE_BRANCH_TYPES);
+}
+
+static bool brbe_host_levels(const struct perf_event_attr *attr)
+{
+	/*
+	 * Guests have no BRBE of their own: a guest-only event's samples
+	 * would carry the host's branches. With neither user nor kernel
+	 * counted, only a guest or a nVHE hypervisor is left, never recorded.
+	 */
+	return !attr->exclude_host && !(attr->exclude_user && attr->exclude_kernel);
+}
 
 /* ---- Filter translation: branch_sample_type to BRBFCR_EL1/BRBCR_EL1 ---- */
 
@@ -246,6 +283,23 @@ static u8 brbe_priv(u64 inf, bool kernel_at_el2)
 }
 
 /*
+ * Keep only the fields of the sides of the branch that @e holds. BRBINF's
+ * MPRED is the source's (the prediction of the branch instruction) and
+ * EL the target's (the level branched to): the Arm ARM gives each only
+ * when its side is valid. TYPE and CC describe the record as a whole.
+ * What a side does not give reads as perf's "unknown".
+ */
+static void brbe_keep_sides(struct perf_branch_entry *e, bool source, bool target)
+{
+	if (!source) {
+		e->mispred = 0;
+		e->predicted = 0;
+	}
+	if (!target)
+		e->priv = PERF_BR_PRIV_UNKNOWN;
+}
+
+/*
  * Decode one record. VALID says which addresses the record holds: a
  * branch between a level that is recorded and one that is not keeps only
  * its recorded side, and the other address reads 0.
@@ -257,6 +311,8 @@ static bool brbe_decode(u64 inf, u64 src, u64 tgt, bool kernel_at_el2,
 {
 	u64 valid = FIELD_GET(BRBINFx_EL1_VALID_MASK, inf);
 	const struct brbe_type *t = &brbe_types[FIELD_GET(BRBINFx_EL1_TYPE_MASK, inf)];
+	bool source = valid & BRBINFx_EL1_VALID_SOURCE;
+	bool target = valid & BRBINFx_EL1_VALID_TARGET;
 	bool mispred = inf & BRBINFx_EL1_MPRED;
 
 	if (valid == BRBINFx_EL1_VALID_NONE)
@@ -264,8 +320,8 @@ static bool brbe_decode(u64 inf, u64 src, u64 tgt, bool kernel_at_el2,
 
 	*rec = (struct brbe_record) {
 		.entry = {
-			.from = valid & BRBINFx_EL1_VALID_SOURCE ? src : 0,
-			.to = valid & BRBINFx_EL1_VALID_TARGET ? tgt : 0,
+			.from = source ? src : 0,
+			.to = target ? tgt : 0,
 			.mispred = mispred,
 			.predicted = !mispred,
 			.cycles = brbe_cycles(inf),
@@ -275,6 +331,7 @@ static bool brbe_decode(u64 inf, u64 src, u64 tgt, bool kernel_at_el2,
 		},
 		.sel = t->sel,
 	};
+	brbe_keep_sides(&rec->entry, source, target);
 	return true;
 }
 
@@ -310,6 +367,8 @@ static bool brbe_filter_one(const struct brbe_record *rec, u64 bst,
 		out->to = 0;
 	if (!out->from && !out->to)
 		return false;
+	/* A hidden side takes its fields along, as in a half record */
+	brbe_keep_sides(out, out->from, out->to);
 
 	if (!(bst & PERF_SAMPLE_BRANCH_TYPE_SAVE)) {
 		out->type = PERF_BR_UNKNOWN;
@@ -490,11 +549,13 @@ bool brbe_probe(void)
  * brbe_event_check() - check a branch-stack event's branch_sample_type
  * @event: the event, with PERF_SAMPLE_BRANCH_STACK
  *
- * Return: 0, or -EOPNOTSUPP for a bit BRBE cannot honour.
+ * Return: 0, or -EOPNOTSUPP for a bit BRBE cannot honour, no branch type,
+ * or no host level to record (guest-only, or neither user nor kernel).
  */
 int brbe_event_check(const struct perf_event *event)
 {
-	if (event->attr.branch_sample_type & ~BRBE_BRANCH_SUPPORTED)
+	if (!brbe_bst_supported(event->attr.branch_sample_type) ||
+	    !brbe_host_levels(&event->attr))
 		return -EOPNOTSUPP;
 	return 0;
 }
@@ -540,7 +601,7 @@ void brbe_enable(struct pmu_hw_events *cpuc)
 		struct perf_event *event = cpuc->events[idx];
 
 		if (event && has_branch_stack(event))
-			brbe_config_merge(&cfg, event->attr.branch_sample_type);
+			brbe_config_merge(&cfg, brbe_event_bst(event));
 	}
 	bc->cfg = cfg;
 	brbe_write_config(&bc->cfg);
@@ -613,7 +674,7 @@ void brbe_sample(struct perf_event *event, struct perf_sample_data *data)
 	if (!bc->snapped)
 		brbe_snapshot(bc);
 
-	bc->stack.nr = brbe_filter(bc->snap, bc->nr, event->attr.branch_sample_type,
+	bc->stack.nr = brbe_filter(bc->snap, bc->nr, brbe_event_bst(event),
 				   bc->entries, &bc->stack.hw_idx);
 	perf_sample_save_brstack(data, event, &bc->stack, NULL);
 }
@@ -622,7 +683,11 @@ void brbe_sample(struct perf_event *event, struct perf_sample_data *data)
  * brbe_resume() - let the buffer record again at the end of an interrupt
  * @cpuc: this CPU's PMU events
  *
- * Any overflow froze the buffer, a branch event's or not.
+ * Any overflow froze the buffer, a branch event's or not. It restarts
+ * empty: its records end where the freeze stopped it, the interrupt's
+ * branches are missing, and a later sample must not join those records
+ * to the branches after the interrupt as one path, nor give a record that
+ * an earlier sample gave already.
  */
 void brbe_resume(struct pmu_hw_events *cpuc)
 {
@@ -631,7 +696,11 @@ void brbe_resume(struct pmu_hw_events *cpuc)
 	if (!bc->numrec || !cpuc->branch_users)
 		return;
 	bc->snapped = false;
-	/* The exception return that ends the interrupt synchronizes this */
+	/*
+	 * Paused, the buffer records nothing: the exception return that ends
+	 * the interrupt completes the invalidation and the unpause, no ISB.
+	 */
+	asm volatile(__msr_s(OP_BRB_IALL, "xzr"));
 	write_sysreg_s(bc->cfg.fcr, SYS_BRBFCR_EL1);
 }
 
@@ -655,27 +724,47 @@ void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx, bool sched_in)
 }
 
 /*
+ * Mask every exception that could enter the snapshot, pseudo-NMIs
+ * included, and put back exactly what was found. PSTATE.I masks every
+ * interrupt whatever PMR holds, so only DAIF is saved and restored, raw:
+ * local_daif_restore() cannot rebuild a pseudo-NMI handler's state (I
+ * set, A clear) and would leave it with I clear and PMR at
+ * GIC_PRIO_IRQOFF, where another NMI can nest in the one that called.
+ */
+static unsigned long brbe_mask_daif(void)
+{
+	unsigned long daif = read_sysreg(daif);
+
+	asm volatile("msr daifset, #0xf" : : : "memory");
+	return daif;
+}
+
+static void brbe_restore_daif(unsigned long daif)
+{
+	barrier();
+	write_sysreg(daif, daif);
+}
+
+/*
  * bpf_get_branch_snapshot(): this CPU's records as they stand, newest
  * first, for a tracing program. Those need CAP_PERFMON and CAP_BPF and may
  * read kernel memory anyway, so the records are not filtered per event:
  * they are what the merged filters of the scheduled branch events let the
  * buffer record (nothing while none is scheduled). The helper may run in
  * any context, the overflow interrupt's and a pseudo-NMI's included, so
- * all of them are masked: none may read, resume or reprogram the buffer
- * halfway through. Within the overflow interrupt the buffer is frozen and
- * read already. Each record is handed out once: the buffer is emptied
- * after the read, and a later snapshot or sample starts with the branches
- * that followed this one.
+ * every interrupt is masked (brbe_mask_daif()): none may read,
+ * resume or reprogram the buffer halfway through. Within the overflow
+ * interrupt the buffer is frozen and read already. Each record is handed
+ * out once: the buffer is emptied after the read, and a later snapshot or
+ * sample starts with the branches that followed this one.
  */
 static int brbe_branch_snapshot(struct perf_branch_entry *entries, unsigned int cnt)
 {
-	struct brbe_cpu *bc;
-	unsigned long flags;
+	unsigned long daif = brbe_mask_daif();
+	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
 	unsigned int i, n = 0;
 	u64 fcr = 0;
 
-	flags = local_daif_save();
-	bc = this_cpu_ptr(&brbe_cpu);
 	if (!bc->numrec || !bc->cfg.cr)
 		goto out;
 
@@ -693,7 +782,7 @@ static int brbe_branch_snapshot(struct perf_branch_entry *entries, unsigned int 
 		isb();
 	}
 out:
-	local_daif_restore(flags);
+	brbe_restore_daif(daif);
 	return n;
 }
 

@@ -59,6 +59,125 @@ static void brbe_test_unknown_bits_refused(struct kunit *test)
 					 B(NO_FLAGS) | B(NO_CYCLES)), 0);
 }
 
+/* ---- branch_sample_type x exclude bits: every acceptance and refusal ---- */
+
+/* The event's exclude bits */
+#define X_USER		BIT(0)
+#define X_KERNEL	BIT(1)
+#define X_HV		BIT(2)
+#define X_HOST		BIT(3)
+#define X_GUEST		BIT(4)
+
+struct test_accept {
+	const char *name;
+	u64 bst;
+	unsigned int exclude;
+	int err;
+};
+
+#define NOTSUPP		-EOPNOTSUPP
+
+static const struct test_accept test_accepts[] = {
+	/* what perf record -j asks for, with the event's levels */
+	{ "cycles:u -j any,u", B(ANY) | B(USER), X_KERNEL | X_HV, 0 },
+	{ "cycles:k -j any,k", B(ANY) | B(KERNEL), X_USER | X_HV, 0 },
+	{ "cycles -j any (u,k,hv)", B(ANY) | B(USER) | B(KERNEL) | B(HV), 0, 0 },
+	{ "cycles:H -j any", B(ANY) | B(USER) | B(KERNEL), X_GUEST, 0 },
+	{ "cycles:uk -j any,hv", B(ANY) | B(HV), X_HV, 0 },
+	{ "every type, u", B(ANY_CALL) | B(ANY_RETURN) | B(IND_CALL) | B(IND_JUMP) |
+	  B(CALL) | B(COND) | B(USER), X_KERNEL, 0 },
+	{ "cond alone, u", B(COND) | B(USER), X_KERNEL, 0 },
+	{ "ind_jump alone, k", B(IND_JUMP) | B(KERNEL), X_USER, 0 },
+	/* no branch type: the buffer would record nothing for it */
+	{ "u,no_cycles", B(USER) | B(NO_CYCLES), X_KERNEL, NOTSUPP },
+	{ "u,k,hv,no_flags", B(USER) | B(KERNEL) | B(HV) | B(NO_FLAGS), 0, NOTSUPP },
+	{ "save_type,priv,hw_index", B(USER) | B(TYPE_SAVE) | B(PRIV_SAVE) | B(HW_INDEX),
+	  X_KERNEL, NOTSUPP },
+	{ "nothing at all", 0, 0, NOTSUPP },
+	/* guest-only: a guest's samples would carry the host's branches */
+	{ "cycles:G -j any", B(ANY) | B(USER) | B(KERNEL), X_HOST, NOTSUPP },
+	{ "cycles:Gu -j any,u", B(ANY) | B(USER), X_HOST | X_KERNEL | X_HV, NOTSUPP },
+	{ "neither host nor guest", B(ANY) | B(USER), X_HOST | X_GUEST, NOTSUPP },
+	/* neither user nor kernel: only a guest or a nVHE hypervisor is left */
+	{ "cycles:h -j any,hv", B(ANY) | B(HV), X_USER | X_KERNEL, NOTSUPP },
+	{ "exclude every level", B(ANY) | B(USER), X_USER | X_KERNEL | X_HV, NOTSUPP },
+	/* bits with no BRBE equivalent, even with a type and a level */
+	{ "any,u,call_stack", B(ANY) | B(USER) | B(CALL_STACK), X_KERNEL, NOTSUPP },
+	{ "any,u,counters", B(ANY) | B(USER) | B(COUNTERS), X_KERNEL, NOTSUPP },
+};
+
+static int test_check_excl(struct kunit *test, u64 bst, unsigned int exclude)
+{
+	struct perf_event *event = kunit_kzalloc(test, sizeof(*event), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, event);
+	event->attr.sample_type = PERF_SAMPLE_BRANCH_STACK;
+	event->attr.branch_sample_type = bst;
+	event->attr.exclude_user = !!(exclude & X_USER);
+	event->attr.exclude_kernel = !!(exclude & X_KERNEL);
+	event->attr.exclude_hv = !!(exclude & X_HV);
+	event->attr.exclude_host = !!(exclude & X_HOST);
+	event->attr.exclude_guest = !!(exclude & X_GUEST);
+	return brbe_event_check(event);
+}
+
+static void brbe_test_accept_table(struct kunit *test)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(test_accepts); i++) {
+		const struct test_accept *a = &test_accepts[i];
+
+		KUNIT_EXPECT_EQ_MSG(test, test_check_excl(test, a->bst, a->exclude), a->err,
+				    "%s", a->name);
+	}
+}
+
+/* Each branch type alone is enough; none at all is refused whatever else is set */
+static void brbe_test_type_required(struct kunit *test)
+{
+	static const u64 types[] = { B(ANY), B(ANY_CALL), B(ANY_RETURN), B(IND_CALL),
+				     B(IND_JUMP), B(CALL), B(COND) };
+	static const u64 others = B(USER) | B(KERNEL) | B(HV) | B(NO_FLAGS) |
+				  B(NO_CYCLES) | B(TYPE_SAVE) | B(PRIV_SAVE) | B(HW_INDEX);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++)
+		KUNIT_EXPECT_EQ_MSG(test, test_check_excl(test, types[i] | B(USER), X_KERNEL), 0,
+				    "type %d", i);
+	KUNIT_EXPECT_EQ(test, test_check_excl(test, others, 0), NOTSUPP);
+}
+
+/* ---- HV: a VHE kernel's own branches, nothing under a kernel at EL1 ---- */
+
+static void brbe_test_hv_levels(struct kunit *test)
+{
+	static const struct {
+		const char *name;
+		u64 bst;
+		bool kernel_at_el2;
+		u64 levels;
+	} cases[] = {
+		{ "hv, VHE: the kernel's", B(ANY) | B(HV), true, B(ANY) | B(HV) | B(KERNEL) },
+		{ "hv, EL1: nothing", B(ANY) | B(HV), false, B(ANY) | B(HV) },
+		{ "u,hv, VHE", B(COND) | B(USER) | B(HV), true,
+		  B(COND) | B(USER) | B(HV) | B(KERNEL) },
+		{ "u, VHE: no kernel", B(ANY) | B(USER), true, B(ANY) | B(USER) },
+		{ "k, EL1", B(ANY) | B(KERNEL), false, B(ANY) | B(KERNEL) },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test, brbe_levels(cases[i].bst, cases[i].kernel_at_el2),
+				    cases[i].levels, "%s", cases[i].name);
+
+	/* and so BRBCR_EL2 records EL2 for -j any,hv on a VHE host */
+	KUNIT_EXPECT_TRUE(test, brbe_event_config(brbe_levels(B(ANY) | B(HV), true)).cr &
+			  CR(ExBRE));
+	KUNIT_EXPECT_FALSE(test, brbe_event_config(brbe_levels(B(ANY) | B(HV), false)).cr &
+			   CR(ExBRE));
+}
+
 /* ---- Filter translation ---- */
 
 struct test_xlate {
@@ -283,6 +402,57 @@ static void brbe_test_decode_mpred(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (unsigned int)rec.entry.predicted, 1);
 }
 
+/* A cycle count of m alone, VALID left to the record */
+#define CC_RAW(m)	((u64)(m) << BRBINFx_EL1_CC_SHIFT)
+
+/*
+ * A half record gives only its own side's fields: EL (priv) is the
+ * target's, MPRED the source's; TYPE and CC the whole record's.
+ */
+static void brbe_test_decode_half_records(struct kunit *test)
+{
+	static const struct {
+		const char *name;
+		u64 inf;
+		u64 src, tgt;
+		u8 priv, mispred, predicted;
+		u16 cycles;
+		u8 type;
+	} cases[] = {
+		{ "full, mispredicted", INF(CALL, 1, FULL) | BRBINFx_EL1_MPRED | CC_RAW(5),
+		  USER_A, KERN_A, PERF_BR_PRIV_KERNEL, 1, 0, 5, PERF_BR_SYSCALL },
+		{ "full, predicted", INF(RET, 0, FULL) | CC_RAW(6), USER_A, USER_B,
+		  PERF_BR_PRIV_USER, 0, 1, 6, PERF_BR_RET },
+		/* user to an unrecorded kernel: EL names the kernel's level, absent */
+		{ "source only, mispredicted", INF(CALL, 1, SOURCE) | BRBINFx_EL1_MPRED |
+		  CC_RAW(7), USER_A, KERN_A, PERF_BR_PRIV_UNKNOWN, 1, 0, 7, PERF_BR_SYSCALL },
+		{ "source only, predicted", INF(DIRECT_LINK, 2, SOURCE) | CC_RAW(8),
+		  USER_A, KERN_A, PERF_BR_PRIV_UNKNOWN, 0, 1, 8, PERF_BR_CALL },
+		/* an unrecorded kernel's return to user: no prediction of its own */
+		{ "target only, MPRED set", INF(ERET, 0, TARGET) | BRBINFx_EL1_MPRED |
+		  CC_RAW(9), KERN_A, USER_B, PERF_BR_PRIV_USER, 0, 0, 9, PERF_BR_ERET },
+		{ "target only, MPRED clear", INF(ERET, 1, TARGET) | CC_RAW(10),
+		  USER_A, KERN_B, PERF_BR_PRIV_KERNEL, 0, 0, 10, PERF_BR_ERET },
+	};
+	struct brbe_record rec;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		KUNIT_ASSERT_TRUE(test, brbe_decode(cases[i].inf, cases[i].src, cases[i].tgt,
+						    false, &rec));
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)rec.entry.priv, cases[i].priv,
+				    "%s", cases[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)rec.entry.mispred, cases[i].mispred,
+				    "%s", cases[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)rec.entry.predicted, cases[i].predicted,
+				    "%s", cases[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)rec.entry.cycles, cases[i].cycles,
+				    "%s", cases[i].name);
+		KUNIT_EXPECT_EQ_MSG(test, (unsigned int)rec.entry.type, cases[i].type,
+				    "%s", cases[i].name);
+	}
+}
+
 /* ---- The software filter on a synthetic snapshot ---- */
 
 enum {
@@ -460,9 +630,55 @@ static void brbe_test_filter_fields(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (unsigned int)out[1].type, PERF_BR_CALL);
 }
 
+/*
+ * A side the event may not see takes its fields along, as in a half
+ * record: a user-only event's SVC has no level (the kernel's), its ERET
+ * no prediction (the kernel's branch).
+ */
+static void brbe_test_filter_hidden_side(struct kunit *test)
+{
+	struct brbe_record snap[SNAP_NR];
+	struct perf_branch_entry out[SNAP_NR];
+	u64 hw_idx;
+	unsigned int n;
+
+	test_snapshot(test, snap);
+	n = brbe_filter(snap, SNAP_NR, B(ANY) | B(USER) | B(PRIV_SAVE), out, &hw_idx);
+	KUNIT_ASSERT_EQ(test, n, SNAP_NR - 2);
+	/* out[2] is the SVC, out[3] the ERET (brbe_test_filter_user_only()) */
+	KUNIT_EXPECT_EQ(test, out[2].to, 0);
+	KUNIT_EXPECT_EQ(test, (unsigned int)out[2].priv, PERF_BR_PRIV_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, (unsigned int)out[2].predicted, 1);
+	KUNIT_EXPECT_EQ(test, out[3].from, 0);
+	KUNIT_EXPECT_EQ(test, (unsigned int)out[3].priv, PERF_BR_PRIV_USER);
+	KUNIT_EXPECT_EQ(test, (unsigned int)out[3].mispred, 0);
+	KUNIT_EXPECT_EQ(test, (unsigned int)out[3].predicted, 0);
+	/* the full user records keep everything */
+	KUNIT_EXPECT_EQ(test, (unsigned int)out[0].priv, PERF_BR_PRIV_USER);
+	KUNIT_EXPECT_EQ(test, (unsigned int)out[0].predicted, 1);
+}
+
+/* -j any,hv on a VHE host gets the kernel's records; under a kernel at EL1 none */
+static void brbe_test_filter_hv(struct kunit *test)
+{
+	struct brbe_record snap[SNAP_NR];
+	struct perf_branch_entry out[SNAP_NR];
+	u64 hw_idx;
+
+	test_snapshot(test, snap);
+	KUNIT_EXPECT_EQ(test, brbe_filter(snap, SNAP_NR, brbe_levels(B(ANY) | B(HV), true),
+					  out, &hw_idx), 4);
+	KUNIT_EXPECT_FALSE(test, test_any_user_addr(out, 4));
+	KUNIT_EXPECT_EQ(test, brbe_filter(snap, SNAP_NR, brbe_levels(B(ANY) | B(HV), false),
+					  out, &hw_idx), 0);
+}
+
 static struct kunit_case brbe_test_cases[] = {
 	KUNIT_CASE(brbe_test_every_bit_classified),
 	KUNIT_CASE(brbe_test_unknown_bits_refused),
+	KUNIT_CASE(brbe_test_accept_table),
+	KUNIT_CASE(brbe_test_type_required),
+	KUNIT_CASE(brbe_test_hv_levels),
 	KUNIT_CASE(brbe_test_filter_translation),
 	KUNIT_CASE(brbe_test_merge_unions),
 	KUNIT_CASE(brbe_test_decode_every_type),
@@ -470,10 +686,13 @@ static struct kunit_case brbe_test_cases[] = {
 	KUNIT_CASE(brbe_test_decode_el),
 	KUNIT_CASE(brbe_test_decode_cycles),
 	KUNIT_CASE(brbe_test_decode_mpred),
+	KUNIT_CASE(brbe_test_decode_half_records),
 	KUNIT_CASE(brbe_test_filter_user_only),
 	KUNIT_CASE(brbe_test_filter_kernel_only),
 	KUNIT_CASE(brbe_test_filter_types),
 	KUNIT_CASE(brbe_test_filter_fields),
+	KUNIT_CASE(brbe_test_filter_hidden_side),
+	KUNIT_CASE(brbe_test_filter_hv),
 	{}
 };
 
