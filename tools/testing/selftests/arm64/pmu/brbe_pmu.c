@@ -21,6 +21,7 @@
 
 #include "pmu_lib.h"
 #include "brbe_seq.h"
+#include "brbe_gap.h"
 
 /* The libc headers may predate the 6.8 ABI's branch counters */
 #ifndef PERF_SAMPLE_BRANCH_COUNTERS
@@ -525,7 +526,178 @@ static void test_refusals(void)
 	}
 }
 
-#define NTESTS	(1 + ARRAY_SIZE(type_filters) + 1 + 1 + ARRAY_SIZE(refusals))
+/*
+ * The branch ABI as mainline defines it: an event with no branch type
+ * bit would record nothing, and a guest-only event's samples taken in a
+ * guest would carry the host's branches; both are refused.
+ */
+static int open_errno_excl(uint64_t bst, bool exclude_host)
+{
+	struct perf_event_attr attr;
+	int fd;
+
+	pmu_attr_user(&attr, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+	attr.exclude_host = exclude_host;
+	attr.sample_period = PERIOD;
+	attr.sample_type = PERF_SAMPLE_BRANCH_STACK;
+	attr.branch_sample_type = bst;
+	fd = pmu_open(&attr, -1);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return fd;
+}
+
+static const struct {
+	const char *name;
+	uint64_t bst;
+	bool exclude_host;
+	int err;
+} abi_refusals[] = {
+	{ "no_branch_type", PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_NO_CYCLES, false,
+	  -EOPNOTSUPP },
+	{ "guest_only", PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER, true, -EOPNOTSUPP },
+	/* the neighbours of each open */
+	{ "cond_only", PERF_SAMPLE_BRANCH_COND | PERF_SAMPLE_BRANCH_USER, false, 0 },
+	{ "host_any_u", PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER, false, 0 },
+};
+
+static void test_abi_refusals(void)
+{
+	char name[64];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(abi_refusals); i++) {
+		int err = open_errno_excl(abi_refusals[i].bst, abi_refusals[i].exclude_host);
+
+		if (err != abi_refusals[i].err)
+			ksft_print_msg("%s: %s, expected %s\n", abi_refusals[i].name,
+				       strerror(-err), strerror(-abi_refusals[i].err));
+		snprintf(name, sizeof(name), "brbe_errno_%s", abi_refusals[i].name);
+		pmu_result(err == abi_refusals[i].err, name);
+	}
+}
+
+#define GAP_PERIOD	100003ULL
+#define GAP_ITERS	1000UL
+
+/* Samples as parse_ring() gives them, with the throttling records seen */
+static void parse_gap_ring(struct perf_event_mmap_page *pg, size_t data_size,
+			   struct run *run, bool *after_throttle)
+{
+	const char *data = (const char *)pg + pg->data_offset;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = pg->data_tail;
+	bool throttled = false;
+
+	while (tail < head && run->nr_samples < MAX_SAMPLES) {
+		struct perf_event_header hdr;
+		struct sample *s = &run->samples[run->nr_samples];
+
+		ring_copy(data, data_size, tail, &hdr, sizeof(hdr));
+		if (hdr.size < sizeof(hdr))
+			break;
+		if (hdr.type == PERF_RECORD_THROTTLE || hdr.type == PERF_RECORD_UNTHROTTLE)
+			throttled = true;
+		if (hdr.type == PERF_RECORD_LOST)
+			run->nr_lost++;
+		if (hdr.type == PERF_RECORD_SAMPLE) {
+			ring_copy(data, data_size, tail + sizeof(hdr), &s->ip, 8);
+			ring_copy(data, data_size, tail + sizeof(hdr) + 8, &s->nr, 8);
+			if (s->nr > MAX_RECORDS) {
+				run->nr_bad++;
+			} else {
+				ring_copy(data, data_size, tail + sizeof(hdr) + 16, s->br,
+					  s->nr * sizeof(s->br[0]));
+				after_throttle[run->nr_samples++] = throttled;
+				throttled = false;
+			}
+		}
+		tail += hdr.size;
+	}
+}
+
+/* The loop's branches in a sample; *crossed if any is older than the return to @prev_ip */
+static unsigned int gap_records(const struct sample *s, uint64_t prev_ip, bool *crossed)
+{
+	unsigned int j, n = 0;
+	bool returned = false;
+
+	*crossed = false;
+	for (j = 0; j < s->nr; j++) {
+		const struct perf_branch_entry *br = &s->br[j];
+
+		if (br->from == (uintptr_t)gap_loop_br) {
+			n++;
+			*crossed |= returned;
+		}
+		/* the return from the previous overflow interrupt, if recorded */
+		if (!br->from && br->to == prev_ip &&
+		    BR_TYPE(BR_FLAGS(br)) == PERF_BR_ERET)
+			returned = true;
+	}
+	return n;
+}
+
+/*
+ * Records are not carried across an overflow: the buffer restarts empty
+ * after each interrupt. instructions:u samples gap_loop() every
+ * GAP_PERIOD user instructions, -j any,u: between two overflows the loop
+ * branches GAP_PERIOD / GAP_INSNS times (10 or 11), so each sample after
+ * the first holds that many loop records, not the buffer's numrec; the
+ * return from the previous interrupt, if recorded, is the oldest record
+ * (no stack crosses the interrupt); and over the run no more loop records
+ * are given than the loop branched (no record is in two samples). A
+ * sample after perf throttled the event may hold what the buffer recorded
+ * while it was stopped, and is not counted.
+ */
+static void test_no_carry_over(void)
+{
+	static struct run run;
+	static bool after_throttle[MAX_SAMPLES];
+	const unsigned int lo = GAP_PERIOD / GAP_INSNS, hi = lo + 1;
+	unsigned int i, n, total = 0, checked = 0, bad = 0;
+	struct brbe_event ev;
+	bool crossed;
+	int err;
+
+	err = event_open(&ev, PERF_COUNT_HW_INSTRUCTIONS, true, false, GAP_PERIOD,
+			 PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
+			 PERF_SAMPLE_BRANCH_TYPE_SAVE);
+	if (err) {
+		ksft_print_msg("perf_event_open: %s\n", strerror(-err));
+		pmu_result(false, "brbe_no_record_carried_across_overflow");
+		return;
+	}
+	ioctl(ev.fd, PERF_EVENT_IOC_ENABLE, 0);
+	gap_loop(GAP_ITERS);
+	ioctl(ev.fd, PERF_EVENT_IOC_DISABLE, 0);
+	memset(&run, 0, sizeof(run));
+	parse_gap_ring(ev.ring, ev.len - sysconf(_SC_PAGESIZE), &run, after_throttle);
+	munmap(ev.ring, ev.len);
+	close(ev.fd);
+
+	for (i = 0; i < run.nr_samples; i++) {
+		n = gap_records(&run.samples[i], i ? run.samples[i - 1].ip : 0, &crossed);
+		total += n;
+		if (!i || after_throttle[i])
+			continue;
+		checked++;
+		if ((n < lo || n > hi || crossed) && bad++ < 4)
+			ksft_print_msg("sample %u: %llu records, %u of the loop (%u to %u)%s\n",
+				       i, (unsigned long long)run.samples[i].nr, n, lo, hi,
+				       crossed ? ", some older than the interrupt" : "");
+	}
+	ksft_print_msg("no carry-over: %u samples, %u checked, %u bad; %u loop records of %lu\n",
+		       run.nr_samples, checked, bad, total, GAP_ITERS - 1);
+	pmu_result(checked >= run.nr_samples / 2 && checked >= 20 && !bad &&
+		   total <= GAP_ITERS - 1 && !run.nr_lost && !run.nr_bad,
+		   "brbe_no_record_carried_across_overflow");
+}
+
+#define NTESTS	(1 + ARRAY_SIZE(type_filters) + 1 + 1 + ARRAY_SIZE(refusals) + \
+		 ARRAY_SIZE(abi_refusals) + 1)
 
 int main(int argc, char **argv)
 {
@@ -549,5 +721,7 @@ int main(int argc, char **argv)
 	test_seed_case();
 	test_two_tasks();
 	test_refusals();
+	test_abi_refusals();
+	test_no_carry_over();
 	ksft_finished();
 }
