@@ -219,6 +219,9 @@ background_build arm32 arm32_kernel_and_initramfs
 host_suite qemu-bare "$HARNESS/qemu/test-bare.sh"
 guest_suite boot-max-vhe "" kunit selftests perftool perftest spe-driver spe-self qemu-models kvm fuzz brbe spe-perftest
 guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool kvm brbe spe-driver spe-self spe
+# Protected KVM: the hypervisor's own stage 1 and its own copy of each VM
+guest_suite boot-max-protected "KVM_MODE=nvhe APPEND=kvm-arm.mode=protected" \
+	kunit selftests perftool kvm brbe spe-driver
 # SPEv1p1: no discard, FnE or EFT, their formats hidden and refused
 guest_suite boot-max-spe-v1p1 "QEMU_CPU=max,x-spe-pmsver=2 APPEND=SPE_PMSVER=2" spe-driver spe-self
 guest_suite boot-max-pseudo-nmi "APPEND=irqchip.gicv3_pseudo_nmi=1" nmi selftests perftool
