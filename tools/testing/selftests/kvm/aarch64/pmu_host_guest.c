@@ -194,16 +194,23 @@ static void guest_vpmu_code(void)
 }
 
 /*
- * A guest without BRBE (KVM gives it none) must take an UNDEF on the
- * buffer's registers and instructions, which hold the host's records:
+ * A guest without BRBE (KVM gives it none) must take an UNDEF on every
+ * register and instruction of the buffer, which holds the host's records:
  * the host's boot code opens the EL2 traps on them for a nVHE host's own
- * driver, and a guest runs with the host's traps unless KVM sets its own.
- * Each access that traps is counted and skipped; the count goes to the
- * host with the sync. Encodings from the Arm ARM: BRBIDR0_EL1 is
- * s2_1_c9_c2_0, BRBCR_EL1 s2_1_c9_c0_0, BRBINF0_EL1 s2_1_c8_c0_0, and
- * BRB IALL is sys #1, C7, C2, #4.
+ * driver, and a guest runs with the host's traps unless KVM sets its own
+ * (under protected KVM, in the hypervisor's own copy of the VM). Each
+ * access that traps is counted and skipped; the counts, by kind, go to
+ * the host with the sync. Encodings from the Arm ARM (op0 2, op1 1):
+ * BRBCR_EL1 c9_c0_0, BRBFCR_EL1 c9_c0_1, BRBTS_EL1 c9_c0_2, BRBINFINJ_EL1
+ * c9_c1_0, BRBSRCINJ_EL1 c9_c1_1, BRBTGTINJ_EL1 c9_c1_2, BRBIDR0_EL1
+ * c9_c2_0; record n's BRBINF, BRBSRC and BRBTGT are c8_c<n[3:0]>_<op2>
+ * with op2 0, 1, 2 for n < 16 and 4, 5, 6 above; BRB IALL and BRB INJ are
+ * sys #1, C7, C2, #4 and #5.
  */
-#define BRBE_GUEST_ACCESSES	4
+#define BRBE_CONTROL_READS	7
+#define BRBE_CONTROL_WRITES	6
+#define BRBE_RECORD_READS	(32 * 3)
+#define BRBE_INSTRUCTIONS	2
 static uint64_t guest_undefs;
 
 static void guest_undef_handler(struct ex_regs *regs)
@@ -212,15 +219,72 @@ static void guest_undef_handler(struct ex_regs *regs)
 	regs->pc += 4;
 }
 
+#define BRBE_READ(enc)							\
+	do {								\
+		uint64_t __val;						\
+									\
+		asm volatile("mrs %0, " enc : "=r" (__val) : : "memory");	\
+	} while (0)
+#define BRBE_WRITE(enc)							\
+	do {								\
+		uint64_t __val = 0;					\
+									\
+		asm volatile("msr " enc ", %0" : : "r" (__val) : "memory");	\
+	} while (0)
+/* The six records of a bank that share CRm: n and n + 16 */
+#define BRBE_READ_RECORDS(crm)						\
+	do {								\
+		BRBE_READ("s2_1_c8_c" #crm "_0");			\
+		BRBE_READ("s2_1_c8_c" #crm "_1");			\
+		BRBE_READ("s2_1_c8_c" #crm "_2");			\
+		BRBE_READ("s2_1_c8_c" #crm "_4");			\
+		BRBE_READ("s2_1_c8_c" #crm "_5");			\
+		BRBE_READ("s2_1_c8_c" #crm "_6");			\
+	} while (0)
+
 static void guest_brbe_code(void)
 {
-	uint64_t val;
+	uint64_t ctl_rd, ctl_wr, rec;
 
-	asm volatile("mrs %0, s2_1_c9_c2_0" : "=r" (val));
-	asm volatile("mrs %0, s2_1_c9_c0_0" : "=r" (val));
-	asm volatile("mrs %0, s2_1_c8_c0_0" : "=r" (val));
+	BRBE_READ("s2_1_c9_c0_0");
+	BRBE_READ("s2_1_c9_c0_1");
+	BRBE_READ("s2_1_c9_c0_2");
+	BRBE_READ("s2_1_c9_c1_0");
+	BRBE_READ("s2_1_c9_c1_1");
+	BRBE_READ("s2_1_c9_c1_2");
+	BRBE_READ("s2_1_c9_c2_0");
+	ctl_rd = READ_ONCE(guest_undefs);
+
+	BRBE_WRITE("s2_1_c9_c0_0");
+	BRBE_WRITE("s2_1_c9_c0_1");
+	BRBE_WRITE("s2_1_c9_c0_2");
+	BRBE_WRITE("s2_1_c9_c1_0");
+	BRBE_WRITE("s2_1_c9_c1_1");
+	BRBE_WRITE("s2_1_c9_c1_2");
+	ctl_wr = READ_ONCE(guest_undefs) - ctl_rd;
+
+	BRBE_READ_RECORDS(0);
+	BRBE_READ_RECORDS(1);
+	BRBE_READ_RECORDS(2);
+	BRBE_READ_RECORDS(3);
+	BRBE_READ_RECORDS(4);
+	BRBE_READ_RECORDS(5);
+	BRBE_READ_RECORDS(6);
+	BRBE_READ_RECORDS(7);
+	BRBE_READ_RECORDS(8);
+	BRBE_READ_RECORDS(9);
+	BRBE_READ_RECORDS(10);
+	BRBE_READ_RECORDS(11);
+	BRBE_READ_RECORDS(12);
+	BRBE_READ_RECORDS(13);
+	BRBE_READ_RECORDS(14);
+	BRBE_READ_RECORDS(15);
+	rec = READ_ONCE(guest_undefs) - ctl_rd - ctl_wr;
+
 	asm volatile("sys #1, C7, C2, #4" : : : "memory");
-	GUEST_SYNC1(READ_ONCE(guest_undefs));
+	asm volatile("sys #1, C7, C2, #5" : : : "memory");
+	GUEST_SYNC4(ctl_rd, ctl_wr, rec,
+		    READ_ONCE(guest_undefs) - ctl_rd - ctl_wr - rec);
 }
 
 /* ---- host side ---- */
@@ -634,7 +698,7 @@ static int run_workload(uint64_t iters)
 	return 0;
 }
 
-/* The guest's BRBE accesses all UNDEF, on VHE and on nVHE hosts */
+/* The guest's BRBE accesses all UNDEF, on VHE, nVHE and protected hosts */
 static void test_brbe_undef(void)
 {
 	struct kvm_vcpu *vcpu;
@@ -647,9 +711,16 @@ static void test_brbe_undef(void)
 	vm_install_sync_handler(vm, VECTOR_SYNC_CURRENT, ESR_EC_UNKNOWN, guest_undef_handler);
 	vcpu_run(vcpu);
 	TEST_ASSERT(get_ucall(vcpu, &uc) == UCALL_SYNC, "guest stopped without its sync");
-	ksft_print_msg("guest BRBE accesses: %lu of %d took an UNDEF\n",
-		       (unsigned long)uc.args[0], BRBE_GUEST_ACCESSES);
-	report(uc.args[0] == BRBE_GUEST_ACCESSES, "guest_brbe_accesses_undef");
+	ksft_print_msg("guest BRBE UNDEFs: control reads %lu of %d, writes %lu of %d\n",
+		       (unsigned long)uc.args[0], BRBE_CONTROL_READS,
+		       (unsigned long)uc.args[1], BRBE_CONTROL_WRITES);
+	ksft_print_msg("guest BRBE UNDEFs: record reads %lu of %d, BRB IALL/INJ %lu of %d\n",
+		       (unsigned long)uc.args[2], BRBE_RECORD_READS,
+		       (unsigned long)uc.args[3], BRBE_INSTRUCTIONS);
+	report(uc.args[0] == BRBE_CONTROL_READS, "guest_brbe_control_reads_undef");
+	report(uc.args[1] == BRBE_CONTROL_WRITES, "guest_brbe_control_writes_undef");
+	report(uc.args[2] == BRBE_RECORD_READS, "guest_brbe_record_reads_undef");
+	report(uc.args[3] == BRBE_INSTRUCTIONS, "guest_brbe_instructions_undef");
 	kvm_vm_free(vm);
 }
 
@@ -677,7 +748,7 @@ int main(int argc, char *argv[])
 	vcpu_run(vcpu);
 	TEST_ASSERT(get_ucall(vcpu, &uc) == UCALL_SYNC, "guest did not start");
 
-	ksft_set_plan(4 * 2 + 7 + 1 + 2 + 1);
+	ksft_set_plan(4 * 2 + 7 + 1 + 2 + 4);
 	test_split(vcpu, false);
 	test_split(vcpu, true);
 	test_user_kernel(vcpu);
