@@ -19,8 +19,9 @@
 # KARCH=arm boots the 32-bit Arm kernel (harness/kernel.sh KARCH=arm) on the
 # same AArch64 CPU model running AArch32 at EL1 and EL0, with its own
 # initramfs (harness/arm32/initramfs.sh); one vCPU, no SHARE, DTB or ACPI.
-# LAZY_SYNC (1: our QEMU's x-pmu-lazy-sync, PMU control writes take effect
-# at the next context synchronization event as hardware may make them;
+# LAZY_SYNC (1: our QEMU's x-pmu-lazy-sync, PMU and BRBE control writes
+# take effect at the next context synchronization event as hardware may
+# make them;
 # 0: at once, as TCG otherwise does; Debian's QEMU has only the latter).
 # With one vCPU and -icount shift=0,sleep=off the guest is deterministic:
 # an instruction count of a known loop is exact and repeatable.

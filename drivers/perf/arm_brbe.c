@@ -457,6 +457,14 @@ static void brbe_invalidate(void)
 }
 
 /*
+ * BRBCR_ELx.TS: BRBTS_EL1 captures the virtual count on a freeze, the
+ * count the kernel's clock reads (CNTVCT_EL0 at EL1, which equals the
+ * physical count for a VHE host). 0b00 is reserved: the captured value
+ * would be CONSTRAINED UNPREDICTABLE.
+ */
+#define BRBE_CR_TS	FIELD_PREP(BRBCR_ELx_TS_MASK, BRBCR_ELx_TS_VIRTUAL)
+
+/*
  * Both BRBCR registers get FZP: BRBCR_EL1's freezes on the cycle counter
  * and the counters below MDCR_EL2.HPMN, BRBCR_EL2's on those at or above
  * it. A kernel at EL1 sees only the counters below HPMN (PMCR_EL0.N reads
@@ -464,19 +472,28 @@ static void brbe_invalidate(void)
  * branch event lands on, its overflow freezes the buffer, so branch
  * events need no counter of their own. A VHE kernel's BRBCR_EL1 accesses
  * reach BRBCR_EL2; BRBCR_EL12 is the guest's BRBCR_EL1, whose levels stay
- * off so that a guest's branches are never recorded for the host.
+ * off so that a guest's branches are never recorded for the host. Its CC
+ * and MPRED still count: a record carries its cycle count and its
+ * misprediction only if both registers allow them, at every level (the
+ * Arm ARM's BRBCycleCountingEnabled() and BRBEMispredictAllowed()).
+ *
+ * Each write reaches recording at the next context synchronization
+ * event: the first ISB stops recording before the buffer is emptied, the
+ * last one starts it with every control in place.
  */
 static void brbe_write_config(const struct brbe_config *cfg)
 {
 	u64 fz = cfg->cr ? BRBCR_ELx_FZP : 0;
+	u64 cr = cfg->cr | fz | BRBE_CR_TS;
 
-	write_sysreg_s(0, SYS_BRBCR_EL1);
+	write_sysreg_s(BRBE_CR_TS, SYS_BRBCR_EL1);
 	isb();
 	brbe_invalidate_synced();
 	write_sysreg_s(cfg->fcr, SYS_BRBFCR_EL1);
 	if (is_kernel_in_hyp_mode())
-		write_sysreg_s(fz, SYS_BRBCR_EL12);
-	write_sysreg_s(cfg->cr | fz, SYS_BRBCR_EL1);
+		write_sysreg_s(cr & (BRBCR_ELx_CC | BRBCR_ELx_MPRED | BRBCR_ELx_FZP |
+				     BRBCR_ELx_TS_MASK), SYS_BRBCR_EL12);
+	write_sysreg_s(cr, SYS_BRBCR_EL1);
 	isb();
 }
 

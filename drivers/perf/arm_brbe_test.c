@@ -2,7 +2,8 @@
 /*
  * KUnit tests for the BRBE driver's pure functions: branch_sample_type to
  * filter registers, record decoding, and the per-event software filter
- * on synthetic snapshots. Nothing here touches a BRBE register.
+ * on synthetic snapshots. Only brbe_test_write_config touches BRBE
+ * registers: what brbe_write_config() leaves in them.
  *
  * Built as part of arm_brbe.c (see the end of that file) so that the
  * static functions are tested as they are.
@@ -200,7 +201,7 @@ static const struct test_xlate test_xlates[] = {
 	{ "ind_jump", B(IND_JUMP) | QUIET, FCR(INDIRECT), 0 },
 	{ "cond", B(COND) | QUIET, FCR(CONDDIR), 0 },
 	{ "user", B(USER) | QUIET, 0, CR(E0BRE) },
-	{ "kernel", B(KERNEL) | QUIET, 0, CR(ExBRE) },
+	{ "kernel", B(KERNEL) | QUIET, 0, BRBCR_ELx_ExBRE },
 	{ "hv records nothing", B(HV) | QUIET, 0, 0 },
 	{ "cycles and flags by default", 0, 0, CR(CC) | CR(MPRED) },
 	{ "no_cycles", B(NO_CYCLES), 0, CR(MPRED) },
@@ -208,7 +209,7 @@ static const struct test_xlate test_xlates[] = {
 	{ "save bits change no register", B(TYPE_SAVE) | B(PRIV_SAVE) | B(HW_INDEX) | QUIET,
 	  0, 0 },
 	{ "call,cond,u,k", B(CALL) | B(COND) | B(USER) | B(KERNEL) | QUIET,
-	  FCR(DIRCALL) | FCR(CONDDIR), CR(E0BRE) | CR(ExBRE) },
+	  FCR(DIRCALL) | FCR(CONDDIR), CR(E0BRE) | BRBCR_ELx_ExBRE },
 	{ "ind_call,any_call overlap", B(IND_CALL) | B(ANY_CALL) | QUIET,
 	  FCR(DIRCALL) | FCR(INDCALL), CR(EXCEPTION) },
 };
@@ -235,7 +236,7 @@ static void brbe_test_merge_unions(struct kunit *test)
 
 	brbe_config_merge(&cfg, B(ANY) | B(USER) | B(TYPE_SAVE));
 	brbe_config_merge(&cfg, B(ANY) | B(KERNEL) | B(TYPE_SAVE));
-	KUNIT_EXPECT_EQ(test, cfg.cr & (CR(E0BRE) | CR(ExBRE)), CR(E0BRE) | CR(ExBRE));
+	KUNIT_EXPECT_EQ(test, cfg.cr & (CR(E0BRE) | BRBCR_ELx_ExBRE), CR(E0BRE) | BRBCR_ELx_ExBRE);
 
 	/* One event wanting cycles keeps them on for the buffer */
 	cfg = (struct brbe_config) { };
@@ -671,6 +672,43 @@ static void brbe_test_filter_hv(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, test_any_user_addr(out, 4));
 	KUNIT_EXPECT_EQ(test, brbe_filter(snap, SNAP_NR, brbe_levels(B(ANY) | B(HV), false),
 					  out, &hw_idx), 0);
+
+/* ---- The control registers as brbe_write_config() leaves them ---- */
+
+/*
+ * TS holds a value the architecture defines (0b00 is reserved), and a VHE
+ * kernel's BRBCR_EL12 has CC and MPRED as BRBCR_EL2 has them, without
+ * its levels: the guest's EL0 and EL1 stay prohibited.
+ */
+static void brbe_test_write_config(struct kunit *test)
+{
+	struct brbe_config cfg = {
+		.cr = CR(E0BRE) | CR(CC) | CR(MPRED),
+		.fcr = FCR(DIRECT),
+	};
+	u64 levels = CR(E0BRE) | BRBCR_ELx_ExBRE | CR(CC) | CR(MPRED);
+	u64 cr, cr12 = 0;
+
+	preempt_disable();
+	if (!this_cpu_read(brbe_cpu.numrec)) {
+		preempt_enable();
+		kunit_skip(test, "no BRBE on this CPU");
+	}
+	brbe_write_config(&cfg);
+	cr = read_sysreg_s(SYS_BRBCR_EL1);
+	if (is_kernel_in_hyp_mode())
+		cr12 = read_sysreg_s(SYS_BRBCR_EL12);
+	/* Back to what the scheduled events asked for */
+	brbe_write_config(this_cpu_ptr(&brbe_cpu.cfg));
+	preempt_enable();
+
+	/* Named values: KUnit prints the expressions it compares */
+	cr = FIELD_GET(BRBCR_ELx_TS_MASK, cr) << 8 | (cr & levels);
+	KUNIT_EXPECT_EQ(test, cr, BRBCR_ELx_TS_VIRTUAL << 8 | CR(E0BRE) | CR(CC) | CR(MPRED));
+	if (!is_kernel_in_hyp_mode())
+		return;
+	cr12 = FIELD_GET(BRBCR_ELx_TS_MASK, cr12) << 8 | (cr12 & levels);
+	KUNIT_EXPECT_EQ(test, cr12, BRBCR_ELx_TS_VIRTUAL << 8 | CR(CC) | CR(MPRED));
 }
 
 static struct kunit_case brbe_test_cases[] = {
@@ -693,6 +731,7 @@ static struct kunit_case brbe_test_cases[] = {
 	KUNIT_CASE(brbe_test_filter_fields),
 	KUNIT_CASE(brbe_test_filter_hidden_side),
 	KUNIT_CASE(brbe_test_filter_hv),
+	KUNIT_CASE(brbe_test_write_config),
 	{}
 };
 

@@ -5,7 +5,8 @@
 # virt board, programs the model itself and prints TAP on the serial port.
 # pmu-bare (the PMU) runs on a CPU without PMUv3p5 (cortex-a57), one
 # with it (max) and max with x-pmu-lazy-sync; brbe-bare (FEAT_BRBE) on CPUs without BRBE and on max
-# with 32 and 64 records, told what to expect through a word of memory;
+# with 32 and 64 records and with x-pmu-lazy-sync, told what to expect
+# through a word of memory;
 # spe-bare (FEAT_SPE) on max and on CPUs without SPE.
 # Prints one TAP stream.
 #
@@ -21,8 +22,9 @@ QEMU=${QEMU:-$("$QDIR/build.sh" | tail -n 1)}
 CPUS=${CPUS:-cortex-a57 max max,x-pmu-lazy-sync=on}
 
 # brbe-bare's CPUs, each as CPU=EXPECT: the BRBIDR0_EL1.NUMREC the
-# program must find, 0 for no FEAT_BRBE.
-BRBE_CPUS=${BRBE_CPUS:-cortex-a57=0 max,x-brbe=off=0 max=32 max,x-brbe-numrec=64=64}
+# program must find, 0 for no FEAT_BRBE, plus 0x100 (288 = 32 records)
+# when BRBE control writes wait for a context synchronization event.
+BRBE_CPUS=${BRBE_CPUS:-cortex-a57=0 max,x-brbe=off=0 max=32 max,x-brbe-numrec=64=64 max,x-pmu-lazy-sync=on=288}
 # Where brbe-bare reads EXPECT (brbe-bare.c: EXPECT)
 BRBE_EXPECT_ADDR=0x47ffe000
 # spe-bare's CPUs: max checks the model, the others that it is absent

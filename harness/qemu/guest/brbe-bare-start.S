@@ -105,6 +105,80 @@ el0_host_seq:
 s_b2:	b	t_b2
 t_b2:	svc	#0
 
+/* EL0 with HCR_EL2.TGE set: a taken forward CBZ, then an SVC to EL2 */
+	.global el0_host_cond, s_c0, t_c0
+el0_host_cond:
+s_c0:	cbz	xzr, t_c0
+	nop
+t_c0:	svc	#0
+
+/* BRBCR_EL2 and BRBFCR_EL1 by encoding */
+#define BRBCR_EL2	s2_4_c9_c0_0
+#define BRBFCR_EL1	s2_1_c9_c0_1
+
+/*
+ * el2_cond(cr2): one taken forward CBZ at EL2 with BRBCR_EL2 = cr2,
+ * nothing else recorded (BRBCR_EL2 is cleared before the RET).
+ */
+	.global el2_cond, s_c2, t_c2
+el2_cond:
+	msr	BRBCR_EL2, x0
+	isb
+s_c2:	cbz	xzr, t_c2
+	nop
+t_c2:	msr	BRBCR_EL2, xzr
+	isb
+	ret
+
+/*
+ * lazy_fcr(cr2, fcr, fcr2): record EL2 with BRBCR_EL2 = cr2 and BRBFCR_EL1
+ * = fcr on an empty buffer, then write fcr2 with no ISB and branch
+ * (s_lz1), ISB, branch again (s_lz2). Returns BRBFCR_EL1 as read right
+ * after the write.
+ */
+	.global lazy_fcr, s_lz1, s_lz2
+lazy_fcr:
+	msr	BRBFCR_EL1, x1
+	msr	BRBCR_EL2, x0
+	isb
+	sys	#1, c7, c2, #4		/* BRB IALL */
+	isb
+	msr	BRBFCR_EL1, x2
+	mrs	x0, BRBFCR_EL1
+s_lz1:	b	1f
+1:	isb
+s_lz2:	b	2f
+2:	msr	BRBCR_EL2, xzr
+	isb
+	ret
+
+/*
+ * lazy_cr2(cr2, fcr): the same with BRBCR_EL2 first clear, then cr2
+ * written with no ISB before s_lc1; returns BRBCR_EL2 read after it.
+ */
+	.global lazy_cr2, s_lc1, s_lc2
+lazy_cr2:
+	msr	BRBFCR_EL1, x1
+	msr	BRBCR_EL2, xzr
+	isb
+	sys	#1, c7, c2, #4		/* BRB IALL */
+	isb
+	msr	BRBCR_EL2, x0
+	mrs	x0, BRBCR_EL2
+s_lc1:	b	1f
+1:	isb
+s_lc2:	b	2f
+2:	msr	BRBCR_EL2, xzr
+	isb
+	ret
+
+/* bank_read(fcr): BRBFCR_EL1 = fcr with no ISB, then BRBSRC0_EL1 */
+	.global bank_read
+bank_read:
+	msr	BRBFCR_EL1, x0
+	mrs	x0, s2_1_c8_c0_1
+	ret
+
 /*
  * loop_el1: LOOP_N - 1 taken b.ne at EL1 (s_loop -> t_loop), the last
  * one not taken, then back to EL2.

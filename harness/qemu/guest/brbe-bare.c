@@ -7,13 +7,16 @@
  * it must hold, record by record, and prints TAP on the PL011.
  *
  * test-bare.sh tells the program what the CPU should have: the word at
- * EXPECT is the expected BRBIDR0_EL1.NUMREC, or 0 for a CPU without BRBE.
+ * EXPECT is the expected BRBIDR0_EL1.NUMREC, or 0 for a CPU without BRBE,
+ * plus EXPECT_LAZY when QEMU runs with x-pmu-lazy-sync=on (BRBE control
+ * writes act at the next context synchronization event).
  */
 #include <stdint.h>
 
 #include "bare-tap.h"
 
 #define EXPECT		((volatile uint32_t *)0x47ffe000)
+#define EXPECT_LAZY	0x100
 
 #define read_sysreg(r) ({ uint64_t __v; asm volatile("mrs %0, " #r : "=r"(__v)); __v; })
 #define write_sysreg(v, r) asm volatile("msr " #r ", %0; isb" : : "r"((uint64_t)(v)))
@@ -37,6 +40,7 @@
 #define E1BRE		(1UL << 1)	/* BRBCR_EL2: E2BRE */
 #define CC		(1UL << 3)
 #define MPRED		(1UL << 4)
+#define TS_VIRT		(1UL << 5)
 #define TS_PHYS		(3UL << 5)
 #define FZP		(1UL << 8)
 #define ERTN		(1UL << 22)
@@ -65,6 +69,7 @@
 #define V_SOURCE	2
 #define V_FULL		3
 #define CCU		(1UL << 46)
+#define MPRED_BIT	(1UL << 5)
 
 /* PMU */
 #define PMCR_E		(1UL << 0)
@@ -81,9 +86,14 @@ extern char el1_seq[], s_b[], t_b[], s_bl[], s_br[], t_br[], s_blr[],
 	s_cbz[], t_cbz[], s_beq[], t_beq[], s_tbnz[], t_tbnz[], s_svc[],
 	s_eret0[], el0_seq[], s_b0[], t_b0[], s_svc0[], el1_func[], s_ret[],
 	vectors1[], s_eret1[], el0_host_seq[], s_b2[], t_b2[], loop_el1[],
-	s_loop[], t_loop[];
+	s_loop[], t_loop[], el0_host_cond[], s_c0[], t_c0[], s_c2[], t_c2[],
+	s_lz1[], s_lz2[], s_lc1[], s_lc2[];
 extern volatile uint64_t undef_count;
 extern void run_lower(void *entry, uint64_t spsr);
+extern void el2_cond(uint64_t cr2);
+extern uint64_t lazy_fcr(uint64_t cr2, uint64_t fcr, uint64_t fcr2);
+extern uint64_t lazy_cr2(uint64_t cr2, uint64_t fcr);
+extern uint64_t bank_read(uint64_t fcr);
 
 #define A(x)	((uint64_t)(x))
 
@@ -350,9 +360,129 @@ static void sequence_tests(void)
 	run_seq(cr1, 0, F_ALL);
 	check("cc_off_at_el2_ccu", rec_read(9).inf >> 32, CCU >> 32);
 
-	/* MPRED: TCG predicts nothing, MPRED always reads 0 */
-	run_seq(cr1 | MPRED, MPRED | CC, F_ALL);
-	check("mpred_zero", rec_read(9).inf & (1 << 5), 0);
+}
+
+/*
+ * MPRED of each record of the EL1 sequence, newest first, as the model's
+ * static predictor makes it: taken forward conditional branches (TBNZ,
+ * B.EQ, CBZ) and indirect branches (BLR, BR) mispredicted; B, BL, RET,
+ * ERET predicted; exceptions 0.
+ */
+static const int seq_mpred[SEQ_N] = { 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 1, 0, 0, 0 };
+
+/* How many records of the EL1 sequence have MPRED set */
+static int mpred_count(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < SEQ_N; i++)
+		n += !!(rec_read(i).inf & MPRED_BIT);
+	return n;
+}
+
+/*
+ * BRBEMispredictAllowed() and BRBCycleCountingEnabled(): a record has
+ * MPRED and its cycle count only if BRBCR_EL1 and BRBCR_EL2 both allow
+ * them, at EL1 and EL0 as at EL2 and the host's EL0 (HCR_EL2.TGE).
+ */
+static void mpred_cc_tests(void)
+{
+	uint64_t cr1 = E0BRE | E1BRE | EXCEPTION | ERTN | CC | MPRED;
+	struct rec r;
+	int i;
+
+	run_seq(cr1, CC | MPRED, F_ALL);
+	for (i = 0; i < SEQ_N; i++)
+		check(name2("mpred", seq[i].name, -1),
+		      !!(rec_read(i).inf & MPRED_BIT), seq_mpred[i]);
+	run_seq(cr1, CC, F_ALL);
+	check("mpred_off_at_el2_none", mpred_count(), 0);
+	run_seq(cr1 & ~MPRED, CC | MPRED, F_ALL);
+	check("mpred_off_at_el1_none", mpred_count(), 0);
+
+	/* Records at EL2: BRBCR_EL1's CC and MPRED count too */
+	wr(F_CONDDIR, BRBFCR_EL1);
+	wr(0, BRBCR_EL1);
+	brb_iall();
+	el2_cond(E1BRE | CC | MPRED);
+	check("el2_cond_count", rec_count(), 1);
+	r = rec_read(0);
+	check("el2_cond_src", r.src, A(s_c2));
+	check("el2_record_needs_el1_mpred", r.inf & MPRED_BIT, 0);
+	check("el2_record_needs_el1_cc", r.inf & CCU, CCU);
+	wr(CC | MPRED, BRBCR_EL1);
+	brb_iall();
+	el2_cond(E1BRE | CC | MPRED);
+	r = rec_read(0);
+	check("el2_record_mpred_with_both", r.inf & MPRED_BIT, MPRED_BIT);
+	check("el2_record_cc_with_both", r.inf & CCU, 0);
+	check("el2_record_inf", r.inf & 0x3fdf, inf_fields(T_COND, 2, V_FULL));
+
+	/* The host's EL0 (TGE): the same */
+	wr(rd(hcr_el2) | HCR_TGE, hcr_el2);
+	wr(0, BRBCR_EL1);
+	wr(E0BRE | CC | MPRED, BRBCR_EL2);
+	brb_iall();
+	run_lower(el0_host_cond, SPSR_EL0T);
+	check("host_el0_cond_count", rec_count(), 1);
+	r = rec_read(0);
+	check("host_el0_cond_src", r.src, A(s_c0));
+	check("host_el0_record_needs_el1_mpred", r.inf & MPRED_BIT, 0);
+	check("host_el0_record_needs_el1_cc", r.inf & CCU, CCU);
+	wr(CC | MPRED, BRBCR_EL1);
+	brb_iall();
+	run_lower(el0_host_cond, SPSR_EL0T);
+	r = rec_read(0);
+	check("host_el0_record_mpred_with_both", r.inf & MPRED_BIT, MPRED_BIT);
+	check("host_el0_record_cc_with_both", r.inf & CCU, 0);
+	wr(rd(hcr_el2) & ~HCR_TGE, hcr_el2);
+	wr(0, BRBCR_EL2);
+	wr(0, BRBCR_EL1);
+}
+
+/*
+ * Writes of BRBFCR_EL1 (PAUSED, BANK) and BRBCR_EL2 reach recording at
+ * the next context synchronization event under x-pmu-lazy-sync, at once
+ * without it; a direct read sees them at once either way.
+ */
+static void sync_tests(int lazy)
+{
+	uint64_t v;
+
+	/* Pausing: the branch before the ISB is still recorded */
+	v = lazy_fcr(E1BRE, F_DIRECT, F_DIRECT | PAUSED);
+	check("sync_paused_read_at_once", v & PAUSED, PAUSED);
+	check("sync_pause_count", rec_count(), lazy ? 1 : 0);
+	check("sync_pause_record", rec_read(0).src, lazy ? A(s_lz1) : 0);
+
+	/* Resuming: the branch before the ISB is not recorded yet */
+	v = lazy_fcr(E1BRE, F_DIRECT | PAUSED, F_DIRECT);
+	check("sync_resumed_read_at_once", v & PAUSED, 0);
+	check("sync_resume_count", rec_count(), lazy ? 1 : 2);
+	check("sync_resume_record", rec_read(0).src, A(s_lz2));
+
+	/* Enabling EL2 in BRBCR_EL2 */
+	v = lazy_cr2(E1BRE, F_DIRECT);
+	check("sync_cr2_read_at_once", v, E1BRE);
+	check("sync_cr2_count", rec_count(), lazy ? 1 : 2);
+	check("sync_cr2_record", rec_read(0).src, A(s_lc2));
+	wr(0, BRBFCR_EL1);
+
+	/* BANK picks the records a direct read names: an indirect read */
+	run_seq(E0BRE | E1BRE | EXCEPTION | ERTN, 0, F_ALL);
+	check("sync_bank_read", bank_read(F_ALL | BANK1),
+	      lazy ? seq[0].src : 0);
+	wr(F_ALL, BRBFCR_EL1);
+
+	/* An exception return synchronizes: no ISB before run_lower */
+	wr(E0BRE | E1BRE | EXCEPTION | ERTN, BRBCR_EL1);
+	wr(0, BRBFCR_EL1);
+	brb_iall();
+	asm volatile("msr s2_1_c9_c0_1, %0" : : "r"(F_ALL));
+	run_lower(el1_seq, SPSR_EL1H);
+	check("sync_eret_synchronizes", rec_count(), SEQ_N);
+	wr(0, BRBCR_EL1);
+	wr(0, BRBFCR_EL1);
 }
 
 static void filter_tests(void)
@@ -641,9 +771,51 @@ static void freeze_tests(void)
 	wr(0, BRBFCR_EL1);
 }
 
+/*
+ * BRBTS_EL1 on a freeze: BRBCR_EL2.TS decides unless it is 0b00, then
+ * BRBCR_EL1.TS, whose 0b00 is reserved: the model captures 0.
+ */
+static uint64_t freeze_ts(uint64_t cr1, uint64_t cr2, uint64_t *t0, uint64_t *t1)
+{
+	uint64_t ts;
+
+	wr(cr1 | FZP | E1BRE, BRBCR_EL1);
+	wr(cr2, BRBCR_EL2);
+	wr(F_ALL, BRBFCR_EL1);
+	wr(0x1234, BRBTS_EL1);
+	brb_iall();
+	pmu_setup(0, 0xffffffffUL - 9);
+	*t0 = rd(cntpct_el0);
+	run_lower(loop_el1, SPSR_EL1H);
+	*t1 = rd(cntpct_el0);
+	ts = rd(BRBTS_EL1);
+	check(name2("ts_paused", cr1 ? "el1" : cr2 ? "el2" : "none", -1),
+	      rd(BRBFCR_EL1) & PAUSED, PAUSED);
+	wr(~0UL, pmcntenclr_el0);
+	wr(~0UL, pmovsclr_el0);
+	wr(~0UL, pmintenclr_el1);
+	wr(0, BRBCR_EL2);
+	wr(0, BRBCR_EL1);
+	wr(0, BRBFCR_EL1);
+	return ts;
+}
+
+static void ts_tests(void)
+{
+	uint64_t t0, t1, ts;
+
+	check("ts_reserved_captures_zero", freeze_ts(0, 0, &t0, &t1), 0);
+	ts = freeze_ts(0, TS_PHYS, &t0, &t1);
+	ok("ts_el2_decides", ts >= t0 && ts <= t1);
+	/* No CNTVOFF_EL2 is set: the virtual count is the physical one */
+	ts = freeze_ts(TS_VIRT, 0, &t0, &t1);
+	ok("ts_el1_virtual", ts >= t0 && ts <= t1);
+}
+
 int main(void)
 {
-	int expect = *EXPECT;
+	int expect = *EXPECT & 0xff;
+	int lazy = !!(*EXPECT & EXPECT_LAZY);
 
 	tap_start();
 	seq_init();
@@ -661,6 +833,9 @@ int main(void)
 		capacity_tests();
 		inject_tests();
 		freeze_tests();
+		mpred_cc_tests();
+		ts_tests();
+		sync_tests(lazy);
 	}
 	puts_("1..");
 	putu(test_n);

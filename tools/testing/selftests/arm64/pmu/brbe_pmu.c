@@ -269,6 +269,73 @@ static void test_any_user(void)
 	pmu_result(!err && check_seq_samples("any,u", bst, &run), "brbe_any_u_exact_records");
 }
 
+/*
+ * Our QEMU's static branch predictor (harness/qemu/README.md, BRBE): a
+ * taken conditional branch is mispredicted when it goes forward, an
+ * indirect branch (BR, BLR) always; B, BL and RET are predicted.
+ */
+static bool seq_mispredicted(int k)
+{
+	switch (seq[k].type) {
+	case PERF_BR_IND:
+	case PERF_BR_IND_CALL:
+		return true;
+	case PERF_BR_COND:
+		return seq[k].to > seq[k].from;
+	default:
+		return false;
+	}
+}
+
+/*
+ * -j any,u with cycles and flags: every record of the sequence carries a
+ * cycle count, and exactly the misprediction the predictor gives its
+ * branch (BLR and BR mispredicted, the backward CBNZ and the rest
+ * predicted). A VHE host gets them only if BRBCR_EL12 allows CC and
+ * MPRED as BRBCR_EL2 does (the Arm ARM's BRBCycleCountingEnabled() and
+ * BRBEMispredictAllowed() read BRBCR_EL1 at every level).
+ */
+static void test_cycles_mispred(void)
+{
+	static struct run run;
+	uint64_t bst = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
+		       PERF_SAMPLE_BRANCH_TYPE_SAVE;
+	unsigned int i, j, recs = 0, zero = 0, wrong = 0, mispred = 0;
+	int err = sample_seq(bst, &run);
+
+	if (err)
+		ksft_print_msg("perf_event_open: %s\n", strerror(-err));
+	for (i = 0; !err && i < run.nr_samples; i++) {
+		const struct sample *s = &run.samples[i];
+
+		for (j = 0; j < s->nr; j++) {
+			const struct perf_branch_entry *br = &s->br[j];
+			uint64_t f = BR_FLAGS(br);
+			int k = seq_find(br);
+			bool want;
+
+			if (k < 0)
+				continue;
+			want = seq_mispredicted(k);
+			recs++;
+			mispred += want;
+			if (!BR_CYCLES(f) && zero++ < 4)
+				report_record("cycles", i, j, br, "no cycle count");
+			if ((BR_MISPRED(f) != want || BR_PREDICTED(f) != !want) &&
+			    wrong++ < 4)
+				report_record("mispred", i, j, br, want ?
+					      "not flagged mispredicted" :
+					      "not flagged predicted");
+		}
+	}
+	ksft_print_msg("cycles/mispred: %u samples, %u records: %u mispred, %u no cycles, %u bad\n",
+		       run.nr_samples, recs, mispred, zero, wrong);
+	pmu_result(!err && run.nr_samples >= 20 && recs && !zero,
+		   "brbe_any_u_cycles_nonzero");
+	pmu_result(!err && run.nr_samples >= 20 && mispred && mispred < recs && !wrong,
+		   "brbe_any_u_mispred_exact");
+}
+
 static const struct {
 	const char *name;
 	uint64_t filter;
@@ -697,7 +764,7 @@ static void test_no_carry_over(void)
 }
 
 #define NTESTS	(1 + ARRAY_SIZE(type_filters) + 1 + 1 + ARRAY_SIZE(refusals) + \
-		 ARRAY_SIZE(abi_refusals) + 1)
+		 ARRAY_SIZE(abi_refusals) + 1 + 2)
 
 int main(int argc, char **argv)
 {
@@ -723,5 +790,6 @@ int main(int argc, char **argv)
 	test_refusals();
 	test_abi_refusals();
 	test_no_carry_over();
+	test_cycles_mispred();
 	ksft_finished();
 }
