@@ -221,6 +221,8 @@ guest_suite boot-max-vhe "" kunit selftests perftool perftest spe-driver spe-sel
 guest_suite boot-max-nvhe "KVM_MODE=nvhe" kunit selftests perftool kvm brbe spe-driver spe-self spe
 # SPEv1p1: no discard, FnE or EFT, their formats hidden and refused
 guest_suite boot-max-spe-v1p1 "QEMU_CPU=max,x-spe-pmsver=2 APPEND=SPE_PMSVER=2" spe-driver spe-self
+# Records cut at the buffer limit (PMBSR_EL1.DL): the trace must end there
+guest_suite boot-max-spe-cut "QEMU_CPU=max,x-spe-cut-records=on APPEND=SPE_CUT_RECORDS=1" spe-self
 guest_suite boot-max-pseudo-nmi "APPEND=irqchip.gicv3_pseudo_nmi=1" nmi selftests perftool
 guest_suite boot-cortex-a57 "QEMU_CPU=cortex-a57" kunit selftests perftool qemu-models brbe-absent
 # Two vCPUs: per-vCPU instruction counts. Cycles follow virtual time, which

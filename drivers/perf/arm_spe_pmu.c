@@ -161,6 +161,7 @@ struct arm_spe_pmu_window {
 enum arm_spe_pmu_outcome {
 	ARM_SPE_OUTCOME_NONE,		/* PMBSR.S clear: profiling goes on */
 	ARM_SPE_OUTCOME_FULL,		/* continue in a fresh window */
+	ARM_SPE_OUTCOME_LOST,		/* full, a record cut (DL): stop */
 	ARM_SPE_OUTCOME_FATAL,		/* fault or abort: stop the event */
 };
 
@@ -720,14 +721,19 @@ static enum arm_spe_pmu_outcome arm_spe_pmu_pmbsr_decode(u64 pmbsr, u64 *aux_fla
 	/* A collision only loses a sample; it does not stop profiling */
 	if (pmbsr & PMBSR_EL1_COLL)
 		*aux_flags |= PERF_AUX_FLAG_COLLISION;
-	/* The last record is incomplete: the data has a gap */
+	/*
+	 * Part of a record was lost: PMBPTR_EL1 need not follow the last
+	 * whole record, so the data may end in a torn one and nothing
+	 * written after it would decode. It is the end of the trace.
+	 */
 	if (pmbsr & PMBSR_EL1_DL)
-		*aux_flags |= PERF_AUX_FLAG_PARTIAL;
+		*aux_flags |= PERF_AUX_FLAG_PARTIAL | PERF_AUX_FLAG_TRUNCATED;
 	if (!(pmbsr & PMBSR_EL1_S))
 		return ARM_SPE_OUTCOME_NONE;
 	if (!(pmbsr & PMBSR_EL1_EA) && ec == PMBSR_EL1_EC_BUF &&
 	    FIELD_GET(PMBSR_EL1_BUF_BSC_MASK, pmbsr) == PMBSR_EL1_BUF_BSC_FULL)
-		return ARM_SPE_OUTCOME_FULL;
+		return (pmbsr & PMBSR_EL1_DL) ? ARM_SPE_OUTCOME_LOST :
+						ARM_SPE_OUTCOME_FULL;
 	/*
 	 * Faults on our own kernel mapping, external aborts and anything
 	 * IMPLEMENTATION DEFINED: the buffer cannot be trusted further.
