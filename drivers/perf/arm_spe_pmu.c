@@ -877,10 +877,20 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 {
 	struct perf_output_handle *handle = dev;
 	struct perf_event *event = handle->event;
-	u64 pmbsr = read_sysreg_s(SYS_PMBSR_EL1);
 	enum arm_spe_pmu_outcome outcome;
-	u64 aux_flags = 0;
+	u64 pmbsr, aux_flags = 0;
 
+	/*
+	 * The profiling unit's own updates of PMBSR_EL1 and PMBPTR_EL1 reach
+	 * direct reads only after PSB CSYNC, a DSB and a context
+	 * synchronization event (taking this interrupt came before the
+	 * barriers, so it does not count). PMBSR.S has stopped profiling:
+	 * the barriers also drain what was already sampled.
+	 */
+	psb_csync();
+	dsb(nsh);
+	isb();
+	pmbsr = read_sysreg_s(SYS_PMBSR_EL1);
 	if (!(pmbsr & PMBSR_EL1_S))
 		return IRQ_NONE;
 	if (!event) {
@@ -890,9 +900,6 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 		return IRQ_HANDLED;
 	}
 
-	/* PMBSR.S has stopped profiling: drain what it already sampled */
-	psb_csync();
-	dsb(nsh);
 	outcome = arm_spe_pmu_pmbsr_decode(pmbsr, &aux_flags);
 	arm_spe_pmu_buf_close(handle, aux_flags);
 	if (outcome != ARM_SPE_OUTCOME_FULL ||
@@ -903,7 +910,10 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 		arm_spe_pmu_hw_halt();
 		event->hw.state |= PERF_HES_STOPPED;
 	}
-	/* Resume (or stay halted) only once the new window is in place */
+	/*
+	 * Resume (or stay halted) only once the new window is in place; the
+	 * ISB lowers the interrupt before the GIC sees its end.
+	 */
 	write_sysreg_s(0, SYS_PMBSR_EL1);
 	isb();
 	return IRQ_HANDLED;
