@@ -65,7 +65,8 @@
 #define MODE_CUT	2
 
 /* A write with no ISB after it: x-spe-lazy-sync defers its effect */
-#define wr_nosync(v, r)	asm volatile("msr " #r ", %0" : : "r"((uint64_t)(v)))
+#define msr_nosync(v, r)	asm volatile("msr " #r ", %0" : : "r"((uint64_t)(v)))
+#define wr_nosync(v, r)	msr_nosync(v, r)
 /* PSB CSYNC by its hint encoding */
 #define psb_csync()	asm volatile("hint #17" : : : "memory")
 
