@@ -19,9 +19,10 @@
 # KARCH=arm boots the 32-bit Arm kernel (harness/kernel.sh KARCH=arm) on the
 # same AArch64 CPU model running AArch32 at EL1 and EL0, with its own
 # initramfs (harness/arm32/initramfs.sh); one vCPU, no SHARE, DTB or ACPI.
-# LAZY_SYNC (1: our QEMU's x-pmu-lazy-sync, PMU and BRBE control writes
-# take effect at the next context synchronization event as hardware may
-# make them;
+# LAZY_SYNC (1: our QEMU's x-pmu-lazy-sync, PMU and BRBE control writes take
+# effect at the next context synchronization event as hardware may make them,
+# and on -cpu max x-spe-lazy-sync, the same for SPE's controls, with the
+# profiling unit's PMBPTR/PMBSR read only after PSB CSYNC, DSB and ISB;
 # 0: at once, as TCG otherwise does; Debian's QEMU has only the latter).
 # With one vCPU and -icount shift=0,sleep=off the guest is deterministic:
 # an instruction count of a known loop is exact and repeatable.
@@ -81,7 +82,15 @@ kernel_args() {
 # The -cpu argument: our QEMU's PMU synchronization mode added
 cpu_arg() {
 	case "$QEMU" in
-	"$CACHE"/qemu/*) [ "$LAZY_SYNC" = 1 ] && { echo "$QEMU_CPU,x-pmu-lazy-sync=on"; return; } ;;
+	"$CACHE"/qemu/*)
+		if [ "$LAZY_SYNC" = 1 ]; then
+			# x-spe-lazy-sync exists only where the SPE model does (max)
+			case "$QEMU_CPU" in
+			max|max,*) echo "$QEMU_CPU,x-pmu-lazy-sync=on,x-spe-lazy-sync=on" ;;
+			*) echo "$QEMU_CPU,x-pmu-lazy-sync=on" ;;
+			esac
+			return
+		fi ;;
 	esac
 	echo "$QEMU_CPU"
 }

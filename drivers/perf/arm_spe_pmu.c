@@ -161,6 +161,7 @@ struct arm_spe_pmu_window {
 enum arm_spe_pmu_outcome {
 	ARM_SPE_OUTCOME_NONE,		/* PMBSR.S clear: profiling goes on */
 	ARM_SPE_OUTCOME_FULL,		/* continue in a fresh window */
+	ARM_SPE_OUTCOME_LOST,		/* full, a record cut (DL): stop */
 	ARM_SPE_OUTCOME_FATAL,		/* fault or abort: stop the event */
 };
 
@@ -720,14 +721,19 @@ static enum arm_spe_pmu_outcome arm_spe_pmu_pmbsr_decode(u64 pmbsr, u64 *aux_fla
 	/* A collision only loses a sample; it does not stop profiling */
 	if (pmbsr & PMBSR_EL1_COLL)
 		*aux_flags |= PERF_AUX_FLAG_COLLISION;
-	/* The last record is incomplete: the data has a gap */
+	/*
+	 * Part of a record was lost: PMBPTR_EL1 need not follow the last
+	 * whole record, so the data may end in a torn one and nothing
+	 * written after it would decode. It is the end of the trace.
+	 */
 	if (pmbsr & PMBSR_EL1_DL)
-		*aux_flags |= PERF_AUX_FLAG_PARTIAL;
+		*aux_flags |= PERF_AUX_FLAG_PARTIAL | PERF_AUX_FLAG_TRUNCATED;
 	if (!(pmbsr & PMBSR_EL1_S))
 		return ARM_SPE_OUTCOME_NONE;
 	if (!(pmbsr & PMBSR_EL1_EA) && ec == PMBSR_EL1_EC_BUF &&
 	    FIELD_GET(PMBSR_EL1_BUF_BSC_MASK, pmbsr) == PMBSR_EL1_BUF_BSC_FULL)
-		return ARM_SPE_OUTCOME_FULL;
+		return (pmbsr & PMBSR_EL1_DL) ? ARM_SPE_OUTCOME_LOST :
+						ARM_SPE_OUTCOME_FULL;
 	/*
 	 * Faults on our own kernel mapping, external aborts and anything
 	 * IMPLEMENTATION DEFINED: the buffer cannot be trusted further.
@@ -871,10 +877,20 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 {
 	struct perf_output_handle *handle = dev;
 	struct perf_event *event = handle->event;
-	u64 pmbsr = read_sysreg_s(SYS_PMBSR_EL1);
 	enum arm_spe_pmu_outcome outcome;
-	u64 aux_flags = 0;
+	u64 pmbsr, aux_flags = 0;
 
+	/*
+	 * The profiling unit's own updates of PMBSR_EL1 and PMBPTR_EL1 reach
+	 * direct reads only after PSB CSYNC, a DSB and a context
+	 * synchronization event (taking this interrupt came before the
+	 * barriers, so it does not count). PMBSR.S has stopped profiling:
+	 * the barriers also drain what was already sampled.
+	 */
+	psb_csync();
+	dsb(nsh);
+	isb();
+	pmbsr = read_sysreg_s(SYS_PMBSR_EL1);
 	if (!(pmbsr & PMBSR_EL1_S))
 		return IRQ_NONE;
 	if (!event) {
@@ -884,9 +900,6 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 		return IRQ_HANDLED;
 	}
 
-	/* PMBSR.S has stopped profiling: drain what it already sampled */
-	psb_csync();
-	dsb(nsh);
 	outcome = arm_spe_pmu_pmbsr_decode(pmbsr, &aux_flags);
 	arm_spe_pmu_buf_close(handle, aux_flags);
 	if (outcome != ARM_SPE_OUTCOME_FULL ||
@@ -897,7 +910,10 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 		arm_spe_pmu_hw_halt();
 		event->hw.state |= PERF_HES_STOPPED;
 	}
-	/* Resume (or stay halted) only once the new window is in place */
+	/*
+	 * Resume (or stay halted) only once the new window is in place; the
+	 * ISB lowers the interrupt before the GIC sees its end.
+	 */
 	write_sysreg_s(0, SYS_PMBSR_EL1);
 	isb();
 	return IRQ_HANDLED;

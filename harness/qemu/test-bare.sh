@@ -28,7 +28,8 @@ BRBE_CPUS=${BRBE_CPUS:-cortex-a57=0 max,x-brbe=off=0 max=32 max,x-brbe-numrec=64
 # Where brbe-bare reads EXPECT (brbe-bare.c: EXPECT)
 BRBE_EXPECT_ADDR=0x47ffe000
 # spe-bare's CPUs: max checks the model, the others that it is absent
-SPE_CPUS=${SPE_CPUS:-max cortex-a57 max,spe=off}
+# (and the two modes that make it stricter, each checked on its own)
+SPE_CPUS=${SPE_CPUS:-max cortex-a57 max,spe=off max,x-spe-lazy-sync=on max,x-spe-cut-records=on}
 
 # build_elf PROG: the path of guest/PROG's ELF, built if needed
 build_elf() {
@@ -92,6 +93,10 @@ for spec in $BRBE_CPUS; do
 done
 ELF=$(build_elf spe-bare)
 for cpu in $SPE_CPUS; do
-	run_bare "$ELF" "$cpu" "spe_$(tr -c 'a-zA-Z0-9\n' _ <<< "$cpu")_"
+	mode=0
+	case ",$cpu," in *,x-spe-lazy-sync=on,*) mode=$((mode | 1)) ;; esac
+	case ",$cpu," in *,x-spe-cut-records=on,*) mode=$((mode | 2)) ;; esac
+	run_bare "$ELF" "$cpu" "spe_$(tr -c 'a-zA-Z0-9\n' _ <<< "$cpu")_" \
+		-device loader,addr=0x47fff000,data=$mode,data-len=4
 done
 echo "1..$n"

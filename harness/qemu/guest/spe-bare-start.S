@@ -64,4 +64,28 @@ spe_collide_sampled:
 	isb
 	ret
 
+/*
+ * spe_lazy_window(pmscr): under x-spe-lazy-sync the enabling MSR acts at
+ * the first ISB, the disabling one at the second.
+ */
+	.global spe_lazy_window
+spe_lazy_window:
+	msr	s3_4_c9_c9_0, x0
+	nop
+	nop
+	nop
+	nop
+	nop
+	isb
+	nop
+	nop
+	nop
+	msr	s3_4_c9_c9_0, xzr
+	nop
+	nop
+	nop
+	nop
+	isb
+	ret
+
 	el2_vectors_and_stack

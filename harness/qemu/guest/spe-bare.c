@@ -59,10 +59,22 @@
 #define M_FP		(1UL << 51)
 #define M_SIMD		(1UL << 52)
 
+/* Written by test-bare.sh's loader: bit 0 x-spe-lazy-sync, 1 x-spe-cut-records */
+#define MODE_FLAGS	((volatile uint32_t *)0x47fff000)
+#define MODE_LAZY	1
+#define MODE_CUT	2
+
+/* A write with no ISB after it: x-spe-lazy-sync defers its effect */
+#define msr_nosync(v, r)	asm volatile("msr " #r ", %0" : : "r"((uint64_t)(v)))
+#define wr_nosync(v, r)	msr_nosync(v, r)
+/* PSB CSYNC by its hint encoding */
+#define psb_csync()	asm volatile("hint #17" : : : "memory")
+
 #define LIM_E		1UL
 #define LIM_DISCARD	(2UL << 1)
 
 #define S_BIT		(1UL << 17)
+#define DL_BIT		(1UL << 19)
 #define COLL_BIT	(1UL << 16)
 
 #define EV_RETIRED	(1 << 1)
@@ -89,6 +101,7 @@
 
 extern void spe_loop(uint64_t n, uint64_t src, uint64_t dst, uint64_t pmscr);
 extern void spe_collide(uint64_t pmscr, uint64_t count);
+extern void spe_lazy_window(uint64_t pmscr);
 extern char spe_loop_body[], spe_collide_sampled[];
 
 
@@ -717,6 +730,123 @@ static void translation_tests(void)
 	wr(0, PMBLIMITR_EL1);
 }
 
+/*
+ * x-spe-cut-records: the buffer fills to LIMIT and the record that does
+ * not fit is cut there, with PMBSR_EL1.DL. One page holds 124 of the
+ * 33-byte load records (4092 bytes): the 125th writes its first 4 bytes.
+ */
+static void cut_records_tests(void)
+{
+	uint64_t n = 40000, members = 7 * n + 2, m, loads = 0, cut_at = 0;
+
+	spe_reset();
+	wr(FT | F_LD, PMSFCR_EL1);
+	wr((BUF + 0x1000) | LIM_E, PMBLIMITR_EL1);
+	pmu_start();
+	spe_loop(n, SRC, DST, E2SPE);
+	write_sysreg(~0UL, pmcntenclr_el0);
+
+	for (m = INTERVAL; m <= members && !cut_at; m += INTERVAL) {
+		struct op o = loop_member(m, n);
+
+		if (o.slot == 0 && ++loads == 125)
+			cut_at = m;
+	}
+	check("cut_pmbsr_dl", rd(PMBSR_EL1), S_BIT | DL_BIT | 1);
+	check("cut_pmbptr_at_limit", rd(PMBPTR_EL1), BUF + 0x1000);
+	check("cut_whole_records", parse(BUF, BUF + 124 * 33), 124);
+	/* The torn record starts as every record does */
+	check("cut_torn_record_header", *(volatile uint8_t *)(BUF + 124 * 33),
+	      *(volatile uint8_t *)BUF);
+	check("cut_pop_stops", pmu_read(0), cut_at);
+	check("cut_filtrate", pmu_read(2), 125);
+	check("cut_irq_pending", *GICR_ISPENDR0 >> SPE_PPI & 1, 1);
+	wr(0, PMBSR_EL1);
+
+	/* Two records that end exactly at LIMIT: full, nothing lost */
+	spe_reset();
+	wr(FT | F_LD, PMSFCR_EL1);
+	wr(BUF + 0x1000 - 2 * 33, PMBPTR_EL1);
+	wr((BUF + 0x1000) | LIM_E, PMBLIMITR_EL1);
+	spe_loop(n, SRC, DST, E2SPE);
+	check("cut_exact_fit_pmbsr", rd(PMBSR_EL1), S_BIT | 1);
+	check("cut_exact_fit_pmbptr", rd(PMBPTR_EL1), BUF + 0x1000);
+	check("cut_exact_fit_records", parse(BUF + 0x1000 - 2 * 33, BUF + 0x1000), 2);
+	wr(0, PMBSR_EL1);
+	wr(0, PMBLIMITR_EL1);
+}
+
+/* What spe_loop(n) writes with no filter: the bytes of its records */
+static uint64_t loop_bytes(uint64_t n)
+{
+	uint64_t m, bytes = 0;
+
+	for (m = INTERVAL; m <= 7 * n + 2; m += INTERVAL)
+		bytes += loop_member(m, n).cls == 1 ? 33 : 21;
+	return bytes;
+}
+
+/*
+ * x-spe-lazy-sync: control writes act at the next context
+ * synchronization event, and the unit's own PMBPTR_EL1/PMBSR_EL1 reach
+ * direct reads only after PSB CSYNC, DSB and one.
+ */
+static void lazy_sync_tests(void)
+{
+	uint64_t n = 1000;
+
+	/* A direct read sees a direct write at once */
+	spe_reset();
+	wr_nosync(BUF + 0x40, PMBPTR_EL1);
+	check("lazy_direct_read_after_write", rd(PMBPTR_EL1), BUF + 0x40);
+	wr_nosync(INTERVAL | 1, PMSIRR_EL1);
+	check("lazy_pmsirr_read_after_write", rd(PMSIRR_EL1), INTERVAL | 1);
+	asm volatile("isb");
+
+	/*
+	 * spe_lazy_window: enable, 5 nops, ISB, 3 nops, disable, 4 nops,
+	 * ISB. Profiling runs from after the first ISB to the second: 3
+	 * nops, the disabling MSR, 4 nops and the ISB (10 members if the
+	 * writes acted at once).
+	 */
+	spe_reset();
+	pmu_start();
+	spe_lazy_window(E2SPE);
+	write_sysreg(~0UL, pmcntenclr_el0);
+	check("lazy_enable_disable_at_isb_pop", pmu_read(0), 9);
+
+	/* The unit's pointer, published only by PSB CSYNC + DSB + ISB */
+	spe_reset();
+	spe_loop(n, SRC, DST, E2SPE);
+	check("lazy_pmbptr_before_psb", rd(PMBPTR_EL1), BUF);
+	psb_csync();
+	asm volatile("isb");
+	check("lazy_pmbptr_psb_isb_no_dsb", rd(PMBPTR_EL1), BUF);
+	psb_csync();
+	asm volatile("dsb nsh");
+	check("lazy_pmbptr_psb_dsb_no_isb", rd(PMBPTR_EL1), BUF);
+	asm volatile("isb");
+	check("lazy_pmbptr_psb_dsb_isb", rd(PMBPTR_EL1), BUF + loop_bytes(n));
+
+	/* Buffer full: the interrupt at once, PMBSR_EL1 once published */
+	spe_reset();
+	wr(FT | F_LD, PMSFCR_EL1);
+	wr((BUF + 0x1000) | LIM_E, PMBLIMITR_EL1);
+	spe_loop(40000, SRC, DST, E2SPE);
+	check("lazy_full_irq_pending", *GICR_ISPENDR0 >> SPE_PPI & 1, 1);
+	check("lazy_full_pmbsr_unpublished", rd(PMBSR_EL1), 0);
+	psb_csync();
+	asm volatile("dsb nsh; isb");
+	check("lazy_full_pmbsr_published", rd(PMBSR_EL1), S_BIT | 1);
+	check("lazy_full_pmbptr_published", rd(PMBPTR_EL1), BUF + 123 * 33);
+	/* Clearing PMBSR_EL1.S lowers the interrupt only at the ISB */
+	wr_nosync(0, PMBSR_EL1);
+	check("lazy_pmbsr_clear_irq_until_isb", *GICR_ISPENDR0 >> SPE_PPI & 1, 1);
+	asm volatile("isb");
+	check("lazy_pmbsr_clear_irq_after_isb", *GICR_ISPENDR0 >> SPE_PPI & 1, 0);
+	wr(0, PMBLIMITR_EL1);
+}
+
 void main(void);
 
 void main(void)
@@ -736,6 +866,19 @@ void main(void)
 		return;
 	}
 	check("pmsver_v1p2", pmsver, 3);
+	/* The mode runs check only what the mode changes */
+	if (*MODE_FLAGS) {
+		puts_(*MODE_FLAGS & MODE_LAZY ? "# x-spe-lazy-sync=on\n" :
+		      "# x-spe-cut-records=on\n");
+		if (*MODE_FLAGS & MODE_LAZY)
+			lazy_sync_tests();
+		if (*MODE_FLAGS & MODE_CUT)
+			cut_records_tests();
+		puts_("1..");
+		putu(test_n);
+		putc_('\n');
+		return;
+	}
 	id_tests();
 	sampling_tests();
 	discard_tests();
