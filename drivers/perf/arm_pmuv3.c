@@ -253,7 +253,7 @@ static ssize_t armv8pmu_format_show(struct device *dev, struct device_attribute 
 {
 	struct armv8pmu_format *fmt = container_of(attr, struct armv8pmu_format, attr);
 	const char *word = fmt->word ? "config1" : "config";
-	unsigned int lo = __ffs64(fmt->mask), hi = __fls64(fmt->mask);
+	unsigned int lo = __ffs64(fmt->mask), hi = fls64(fmt->mask) - 1;
 
 	if (lo == hi)
 		return sysfs_emit(page, "%s:%u\n", word, lo);
