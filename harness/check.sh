@@ -215,6 +215,8 @@ START=$(date +%s)
 build_all
 background_build debug debug_kernel
 background_build base base_kernel
+# Mainline 7.3 (harness/mainline.sh): its own source tree, niced
+background_build mainline env VARIANT=mainline nice -n 10 "$HARNESS/kernel.sh" image
 background_build arm32 arm32_kernel_and_initramfs
 host_suite qemu-bare "$HARNESS/qemu/test-bare.sh"
 guest_suite boot-max-vhe "" kunit selftests perftool perftest spe-driver spe-self qemu-models kvm fuzz brbe spe-perftest
@@ -263,6 +265,10 @@ if [ $debug_built = 1 ]; then
 	guest_suite boot-debug-brbe-spe "IMAGE=$DEBUG_IMAGE" brbe brbe-bpf spe-driver spe-self
 	# CPU hotplug, sysctl toggles and exhaustion need several CPUs
 	guest_suite boot-debug-smp4 "IMAGE=$DEBUG_IMAGE SMP=4" stress brbe-hotplug spe-hotplug
+fi
+# Mainline's BRBE and SPE drivers on our models (harness/qemu/README.md)
+if finish_build mainline; then
+	guest_suite boot-mainline "IMAGE=$(build_output mainline)" mainline-brbe spe spe-perftest
 fi
 if finish_arm32_build; then
 	# A 32-bit Arm kernel on the same CPU model in AArch32 (harness/arm32).
