@@ -10,7 +10,8 @@
 # code is built and run for comparison only, never copied into ours.
 #
 #   harness/mainline.sh          fetch and unpack (if needed), print the tree path
-#   harness/mainline.sh check    ask the suite: fail if it moved from MAINLINE
+#   harness/mainline.sh check    ask the suite (its package list, not the
+#                                package): fail if it moved from MAINLINE
 #   harness/mainline.sh record   rewrite MAINLINE from the suite's version
 #
 # Drift fails loudly: if the suite no longer offers the recorded version,
@@ -77,11 +78,13 @@ fetch() {
 
 unpack() {
 	local tarball
-	[ -f "$DEST/.unpacked" ] && return 0
+	# the marker names what was unpacked: a MAINLINE edit unpacks again
+	[ "$(cat "$DEST/.unpacked" 2>/dev/null)" = "$MAINLINE_DEB_SHA256" ] && return 0
 	fetch
 	echo "$MAINLINE_DEB_SHA256  $DL/$DEB" | sha256sum --quiet -c - ||
 		die "$DL/$DEB does not match MAINLINE's SHA256: delete it and rerun"
 	msg "extracting $DEB and unpacking its source into $DEST"
+	[ -d "$DEST" ] && chmod -R u+w "$DEST"
 	rm -rf "$DEST" && mkdir -p "$DEST/deb"
 	dpkg-deb -x "$DL/$DEB" "$DEST/deb"
 	tarball=$DEST/deb/usr/src/$MAINLINE_DEB_PACKAGE.tar.xz
@@ -94,7 +97,7 @@ unpack() {
 	[ "$kv" = "$MAINLINE_KERNELVERSION" ] ||
 		die "$DEB holds kernel $kv, MAINLINE records $MAINLINE_KERNELVERSION"
 	chmod -R a-w "$TREE"
-	touch "$DEST/.unpacked"
+	echo "$MAINLINE_DEB_SHA256" > "$DEST/.unpacked"
 }
 
 record() {
