@@ -7,7 +7,7 @@
 #   harness/boot-suite.sh LOG KERNEL 'KNOBS' PLAN...
 #
 # KERNEL as in harness/suites.txt: ours (IMAGE, INITRD and QEMU from the
-# environment, as check.sh built them), debug, base or arm32.
+# environment, as check.sh built them), debug, base, mainline or arm32.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -19,6 +19,7 @@ case "$kernel" in
 ours) ;;
 debug) IMAGE=$(FLAVOUR=debug "$HARNESS/kernel.sh" path) ;;
 base) IMAGE=$(VARIANT=base "$HARNESS/kernel.sh" path) ;;
+mainline) IMAGE=$(VARIANT=mainline "$HARNESS/kernel.sh" path) ;;
 arm32)
 	IMAGE=$(KARCH=arm "$HARNESS/kernel.sh" path)
 	INITRD=$("$HARNESS/arm32/initramfs.sh")

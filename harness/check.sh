@@ -38,6 +38,7 @@ build_cmd() {
 	debug) echo 'FLAVOUR=debug $(H)/kernel.sh image' ;;
 	base) echo 'VARIANT=base $(H)/kernel.sh image' ;;
 	arm32) echo 'KARCH=arm $(H)/kernel.sh image && $(H)/arm32/initramfs.sh' ;;
+	mainline) echo 'VARIANT=mainline nice -n 10 $(H)/kernel.sh image' ;;
 	*) die "suites.txt: unknown kernel '$1'" ;;
 	esac
 }

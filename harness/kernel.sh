@@ -12,7 +12,10 @@
 # The source copy keeps the timestamps of untouched files, so a rebuild after
 # editing one driver file recompiles that file and relinks, nothing more.
 # VARIANT=base builds the pristine base with the same config (for
-# comparisons such as make bench), in folders of its own. FLAVOUR=debug
+# comparisons such as make bench), in folders of its own. VARIANT=mainline
+# builds Debian's mainline source (harness/mainline.sh, MAINLINE), pristine,
+# with the same config, also in folders of its own: a reference only, never
+# a source of our code. FLAVOUR=debug
 # adds harness/config/debug.config (KASAN, lockdep, lockup detectors...),
 # again in a build folder of its own. KARCH=arm builds a 32-bit Arm zImage
 # instead (harness/config/arm32-pmu.config; Debian's
@@ -37,13 +40,29 @@ plain) ;;
 debug) FRAGMENTS+=("$HARNESS/config/debug.config") ;;
 *) die "FLAVOUR must be plain or debug" ;;
 esac
-BASE_TREE=$("$HARNESS/base.sh")
 VARIANT=${VARIANT:-ours}
 case "$VARIANT" in
 ours) overlay() { overlay_files; } ;;
 base) overlay() { :; } ;;
-*) die "VARIANT must be ours or base" ;;
+mainline) overlay() { :; } ;;
+*) die "VARIANT must be ours, base or mainline" ;;
 esac
+# The config fragments name 6.12's symbols. Mainline 7.3 renamed one:
+# PROC_SYSCTL is SYSCTL there (fs/proc/Kconfig). It lacks our KUnit
+# suites (ARM_PMUV3_KUNIT_TEST, ARM_SPE_PMU_KUNIT_TEST,
+# ARM64_BRBE_KUNIT_TEST), which check_config skips as it does for the
+# base; ARM64_BRBE, our overlay's, is mainline's BRBE driver under the same
+# name (drivers/perf/Kconfig), so it must land.
+KCONFIG_RENAMES=()
+if [ "$VARIANT" = mainline ]; then
+	BASE_TREE=$("$HARNESS/mainline.sh" | tail -n 1)
+	# shellcheck source=../MAINLINE
+	. "$TOP/MAINLINE"
+	KCONFIG_RENAMES=(-e 's/^CONFIG_PROC_SYSCTL=/CONFIG_SYSCTL=/')
+else
+	BASE_TREE=$("$HARNESS/base.sh")
+fi
+fragments() { cat "${FRAGMENTS[@]}" | sed -e "" "${KCONFIG_RENAMES[@]}"; }
 # The series check builds each step of the series in these same folders,
 # so it costs incremental builds, not a second kernel: OVERLAY_DIR is then
 # its checkout and OVERLAY_LIST the files the series changed so far.
@@ -53,8 +72,13 @@ if [ -n "${OVERLAY_LIST:-}" ]; then
 fi
 SUFFIX=${VARIANT#ours}
 SUFFIX=${SUFFIX:+-$SUFFIX}
-SRC=$CACHE/ksrc/$BASE_DEB_VERSION$SUFFIX
-OBJ=$CACHE/kbuild/$(hash_inputs "${FRAGMENTS[@]}" "$TOP/BASE")$SUFFIX$ARCH_SUFFIX
+if [ "$VARIANT" = mainline ]; then
+	SRC=$CACHE/ksrc/$MAINLINE_DEB_VERSION$SUFFIX
+	OBJ=$CACHE/kbuild/$(hash_inputs "${FRAGMENTS[@]}" "$TOP/MAINLINE")$SUFFIX$ARCH_SUFFIX
+else
+	SRC=$CACHE/ksrc/$BASE_DEB_VERSION$SUFFIX
+	OBJ=$CACHE/kbuild/$(hash_inputs "${FRAGMENTS[@]}" "$TOP/BASE")$SUFFIX$ARCH_SUFFIX
+fi
 MANIFEST=$SRC/.overlay-manifest
 
 kmake() {
@@ -80,7 +104,7 @@ sync_source() {
 			rm -f "$SRC/$f"
 		fi
 	done < "$MANIFEST"
-	[ -n "${OVERLAY_LIST:-}" ] || patched=$(patched_tree)
+	[ -n "${OVERLAY_LIST:-}" ] || [ "$VARIANT" != ours ] || patched=$(patched_tree)
 	while read -r f; do
 		from=$OVERLAY_DIR/$f
 		[ -n "${OVERLAY_LIST:-}" ] || from=$(overlay_path "$patched" "$f")
@@ -101,15 +125,16 @@ check_config() {
 		if [ "$val" = n ]; then
 			grep -q "^$sym=" "$OBJ/.config" && { msg "$sym is set, fragment says n"; bad=1; }
 		elif ! grep -qx "$line" "$OBJ/.config"; then
-			# The pristine base lacks the symbols our overlay adds
-			if [ "$VARIANT" = base ] && ! grep -rqE "^(menu)?config ${sym#CONFIG_}\$" \
+			# The pristine base and mainline lack the symbols our
+			# overlay adds
+			if [ "$VARIANT" != ours ] && ! grep -rqE "^(menu)?config ${sym#CONFIG_}\$" \
 				--include='Kconfig*' "$SRC"; then
 				continue
 			fi
 			msg "$line did not land in .config"
 			bad=1
 		fi
-	done < <(cat "${FRAGMENTS[@]}")
+	done < <(fragments)
 	[ $bad = 0 ] || die "config fragments ${FRAGMENTS[*]} do not apply cleanly"
 }
 
@@ -118,7 +143,7 @@ check_config() {
 # check) leaves the check of the result to the caller.
 configure() {
 	mkdir -p "$OBJ"
-	cat "${FRAGMENTS[@]}" > "$OBJ/fragment.config"
+	fragments > "$OBJ/fragment.config"
 	kmake allnoconfig KCONFIG_ALLCONFIG="$OBJ/fragment.config"
 	[ "${KCONFIG_LENIENT:-0}" = 1 ] || check_config
 }
