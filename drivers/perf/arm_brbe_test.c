@@ -672,6 +672,7 @@ static void brbe_test_filter_hv(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, test_any_user_addr(out, 4));
 	KUNIT_EXPECT_EQ(test, brbe_filter(snap, SNAP_NR, brbe_levels(B(ANY) | B(HV), false),
 					  out, &hw_idx), 0);
+}
 
 /* ---- The control registers as brbe_write_config() leaves them ---- */
 
