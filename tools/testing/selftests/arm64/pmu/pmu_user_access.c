@@ -442,7 +442,7 @@ static void test_cpu_wide_counters_hidden(void)
 			return;
 		}
 	}
-	test_exact("rdpmc_exact_beside_cpu_wide_events", 0);
+	test_exact("rdpmc_exact_beside_cpu_wide_events", ARMV8_EVT_INST_RETIRED, 0);
 	report_kernel_work_per_read();
 	bad = count_visible_foreign_counters();
 	for (i = 0; i < 2; i++) {
