@@ -724,7 +724,7 @@ static void test_no_carry_over(void)
 	static struct run run;
 	static bool after_throttle[MAX_SAMPLES];
 	const unsigned int lo = GAP_PERIOD / GAP_INSNS, hi = lo + 1;
-	unsigned int i, n, total = 0, checked = 0, bad = 0;
+	unsigned int i, n, total = 0, checked = 0, bad = 0, emptied = 0, shown = 0;
 	struct brbe_event ev;
 	bool crossed;
 	int err;
@@ -751,16 +751,25 @@ static void test_no_carry_over(void)
 		if (!i || after_throttle[i])
 			continue;
 		checked++;
-		if ((n < lo || n > hi || crossed) && bad++ < 4)
+		/*
+		 * More than one period's records, or one older than the last
+		 * interrupt, is a carry-over. Fewer is a context switch within
+		 * the period, which empties the buffer: allowed, rarely.
+		 */
+		if (n < lo)
+			emptied++;
+		if (n > hi || crossed)
+			bad++;
+		if ((n < lo || n > hi || crossed) && shown++ < 4)
 			ksft_print_msg("sample %u: %llu records, %u of the loop (%u to %u)%s\n",
 				       i, (unsigned long long)run.samples[i].nr, n, lo, hi,
 				       crossed ? ", some older than the interrupt" : "");
 	}
-	ksft_print_msg("no carry-over: %u samples, %u checked, %u bad; %u loop records of %lu\n",
-		       run.nr_samples, checked, bad, total, GAP_ITERS - 1);
+	ksft_print_msg("no carry-over: %u samples, %u checked, %u carried, %u emptied; %u loop records of %lu\n",
+		       run.nr_samples, checked, bad, emptied, total, GAP_ITERS - 1);
 	pmu_result(checked >= run.nr_samples / 2 && checked >= 20 && !bad &&
-		   total <= GAP_ITERS - 1 && !run.nr_lost && !run.nr_bad,
-		   "brbe_no_record_carried_across_overflow");
+		   emptied * 20 <= checked && total <= GAP_ITERS - 1 && !run.nr_lost &&
+		   !run.nr_bad, "brbe_no_record_carried_across_overflow");
 }
 
 #define NTESTS	(1 + ARRAY_SIZE(type_filters) + 1 + 1 + ARRAY_SIZE(refusals) + \
