@@ -765,8 +765,9 @@ static void test_format_files_keep_the_abi(struct kunit *test)
 /* ---- Probe tables ---- */
 
 /*
- * Each PMU name ends with its compatible's model ("arm,cortex-a57-pmu"
- * names "armv8_cortex_a57"): a typo in a pair shows here.
+ * The two DT tables are kept in the same order by hand: check that each
+ * name ends with its compatible's model ("arm,cortex-a57-pmu" names
+ * "armv8_cortex_a57").
  */
 static bool test_ends_with(const char *str, const char *suffix)
 {
