@@ -610,6 +610,7 @@ static void test_mask_kept(void)
 		.value = (uintptr_t)&mv,
 	};
 	int64_t periods = 0;
+	const char *skip = NULL;
 	bool ok = false;
 
 	mask_map_fd = mask_map_create();
@@ -626,7 +627,9 @@ static void test_mask_kept(void)
 	}
 	bp = kernel_breakpoint_open(fn, count_prog);
 	if (bp < 0) {
+		/* Seen on our QEMU: EINVAL. Without the probe, nothing to check */
 		ksft_print_msg("%s: breakpoint at %s: %s\n", name, OUTPUT_FN, strerror(-bp));
+		skip = "the kernel refused a breakpoint in the overflow path";
 		goto out;
 	}
 	map_clear();
@@ -653,7 +656,10 @@ out:
 		close(count_prog);
 	if (mask_map_fd >= 0)
 		close(mask_map_fd);
-	pmu_result(ok, name);
+	if (skip)
+		pmu_skip(name, skip);
+	else
+		pmu_result(ok, name);
 }
 
 int main(int argc, char **argv)
