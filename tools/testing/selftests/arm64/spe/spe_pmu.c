@@ -1153,8 +1153,8 @@ int main(void)
 		pmsver = atoi(v);
 	ksft_print_msg("expecting PMSVer %d\n", pmsver);
 	cut = getenv("SPE_CUT_RECORDS");
-	ksft_set_plan(cut ? 2 : 5 + ARRAY_SIZE(filter_cases) + 1 + 2 + 2 + 3 + (pmsver < 3 ? 1 : 3) + 3 +
-		      4 + 3 + NPRIV * ARRAY_SIZE(priv_levels));
+	ksft_set_plan(cut ? 2 : 5 + ARRAY_SIZE(filter_cases) + 1 + 2 + 2 + 3 +
+		      (pmsver < 3 ? 1 : 3) + 3 + 4 + 3 + NPRIV * ARRAY_SIZE(priv_levels));
 
 	/* Page-aligned arrays, faulted in with the loop's page before anything counts */
 	src_words = mmap(NULL, ARRAY_BYTES, PROT_READ | PROT_WRITE,
