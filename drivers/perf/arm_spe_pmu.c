@@ -902,18 +902,22 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 
 	outcome = arm_spe_pmu_pmbsr_decode(pmbsr, &aux_flags);
 	arm_spe_pmu_buf_close(handle, aux_flags);
-	if (outcome != ARM_SPE_OUTCOME_FULL ||
-	    !arm_spe_pmu_buf_open(to_arm_spe_pmu(event->pmu), handle, event)) {
+	if (outcome == ARM_SPE_OUTCOME_FULL &&
+	    arm_spe_pmu_buf_open(to_arm_spe_pmu(event->pmu), handle, event)) {
+		/*
+		 * Clearing PMBSR.S resumes profiling, and may take effect
+		 * before the new PMBPTR/PMBLIMITR do unless a context
+		 * synchronization event orders them first.
+		 */
+		isb();
+	} else {
 		if (outcome == ARM_SPE_OUTCOME_FATAL)
 			pr_err_ratelimited("%s: buffer fault, PMBSR_EL1 0x%llx: event stopped\n",
 					   event->pmu->name, pmbsr);
 		arm_spe_pmu_hw_halt();
 		event->hw.state |= PERF_HES_STOPPED;
 	}
-	/*
-	 * Resume (or stay halted) only once the new window is in place; the
-	 * ISB lowers the interrupt before the GIC sees its end.
-	 */
+	/* The ISB lowers the interrupt before the GIC sees its end */
 	write_sysreg_s(0, SYS_PMBSR_EL1);
 	isb();
 	return IRQ_HANDLED;
