@@ -712,6 +712,31 @@ static void brbe_test_write_config(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cr12, BRBCR_ELx_TS_VIRTUAL << 8 | CR(CC) | CR(MPRED));
 }
 
+/*
+ * bpf_get_branch_snapshot() from a pseudo-NMI: the handler runs with I
+ * and F set and A clear, and must get exactly that back. With priority
+ * masking, local_daif_restore() would clear I there (PMR at
+ * GIC_PRIO_IRQOFF) and let another NMI nest.
+ */
+static void brbe_test_snapshot_keeps_daif(struct kunit *test)
+{
+	struct perf_branch_entry entries[4];
+	unsigned long flags, daif, before, after;
+
+	local_irq_save(flags);
+	daif = read_sysreg(daif);
+	asm volatile("msr daifset, #0x3\n\tmsr daifclr, #0x4" : : : "memory");
+	before = read_sysreg(daif);
+	brbe_branch_snapshot(entries, ARRAY_SIZE(entries));
+	after = read_sysreg(daif);
+	write_sysreg(daif, daif);
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ(test, before & (PSR_A_BIT | PSR_I_BIT | PSR_F_BIT),
+			(unsigned long)(PSR_I_BIT | PSR_F_BIT));
+	KUNIT_EXPECT_EQ(test, after, before);
+}
+
 static struct kunit_case brbe_test_cases[] = {
 	KUNIT_CASE(brbe_test_every_bit_classified),
 	KUNIT_CASE(brbe_test_unknown_bits_refused),
@@ -733,6 +758,7 @@ static struct kunit_case brbe_test_cases[] = {
 	KUNIT_CASE(brbe_test_filter_hidden_side),
 	KUNIT_CASE(brbe_test_filter_hv),
 	KUNIT_CASE(brbe_test_write_config),
+	KUNIT_CASE(brbe_test_snapshot_keeps_daif),
 	{}
 };
 
