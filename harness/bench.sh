@@ -78,7 +78,7 @@ PATHS=(
 "ctxsw-brbe|context switch, 1 per-task branch-stack event (-j any,u)|insns/switch|the same ping-pong without events|brbe|8|ctxsw-brbe ctxsw-0"
 "brbe-overflow-1|overflow interrupt, 1 branch event (-j any,u)|insns/interrupt|the same loop with the event counting instead|brbe|100|brbe-overflow-1.raw brbe-overflow-1.base"
 "brbe-overflow-6|overflow interrupt, 6 branch events of distinct filters|insns/interrupt|the same loop with the events counting instead|brbe|brbe-overflow-1|brbe-overflow-6.raw brbe-overflow-6.base"
-"spe-irq|SPE buffer management interrupt, arm_spe_0//u every 256|insns/interrupt|the same loop and draining without the event|ratio|1.0|-"
+"spe-irq|SPE buffer management interrupt, arm_spe_0//u every 256|insns/interrupt|the same loop and draining without the event|ratio|1.0|spe-irq.raw spe-irq.base"
 "spe-irq-per-mib|SPE interrupts per MiB of trace (64 KiB AUX buffer)|interrupts/MiB|none|ratio|1.0|-"
 "ctxsw-spe|context switch, 1 per-task SPE event with its AUX buffer|insns/switch|the same ping-pong without events|ratio|1.0|ctxsw-spe ctxsw-spe.base"
 )

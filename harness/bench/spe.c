@@ -131,10 +131,12 @@ static uint64_t sampled_loop(uint32_t type, uint64_t *irqs, uint64_t *bytes)
 	}
 	i0 = spe_irqs();
 	t0 = now_ns();
+	mark_begin();
 	for (c = 0; c < CHUNKS; c++) {
 		busy_loop(CHUNK_ITERS);
 		drain(pc);
 	}
+	mark_end();
 	t1 = now_ns();
 	*irqs = spe_irqs() - i0;
 	*bytes = __atomic_load_n(&pc->aux_head, __ATOMIC_ACQUIRE);
@@ -151,8 +153,11 @@ static void bench_irq(uint32_t type)
 	int r;
 
 	for (r = 0; r < REPS; r++) {
-		none = sampled_loop(0, &none_irqs, &none_bytes);
+		/* The plugin's counts of both windows, per interrupt of this one */
 		with = sampled_loop(type, &irqs, &bytes);
+		mark_emit("spe-irq.raw", irqs);
+		none = sampled_loop(0, &none_irqs, &none_bytes);
+		mark_emit("spe-irq.base", irqs);
 		if (!irqs || !bytes) {
 			printf("bench: spe-irq n/a no SPE interrupt or no trace\n");
 			printf("bench: spe-irq-per-mib n/a no SPE interrupt or no trace\n");
