@@ -21,7 +21,7 @@
 # initramfs (harness/arm32/initramfs.sh); one vCPU, no SHARE, DTB or ACPI.
 # LAZY_SYNC (1: our QEMU's x-pmu-lazy-sync, PMU and BRBE control writes take
 # effect at the next context synchronization event as hardware may make them,
-# and on -cpu max with SPE_LAZY_SYNC=1 x-spe-lazy-sync, the same for SPE's
+# and on -cpu max x-spe-lazy-sync (SPE_LAZY_SYNC=0 leaves it off), the same for SPE's
 # controls, with the profiling unit's PMBPTR/PMBSR read only after PSB
 # CSYNC, DSB and ISB;
 # 0: at once, as TCG otherwise does; Debian's QEMU has only the latter).
@@ -39,10 +39,8 @@ KVM_MODE=${KVM_MODE:-vhe}
 ICOUNT=${ICOUNT-shift=0,sleep=off}
 MEM=${MEM:-1G}
 LAZY_SYNC=${LAZY_SYNC:-1}
-# x-spe-lazy-sync only with SPE_LAZY_SYNC=1 (boot-max-spe-cut): combined
-# with the BRBE synchronization of patch 0023 it moves spe_pmu's samples
-# by one instruction, a model interaction not yet understood
-[ "${SPE_LAZY_SYNC:-0}" = 1 ] && SPE_LAZY=1 || SPE_LAZY=
+# x-spe-lazy-sync with LAZY_SYNC=1 unless SPE_LAZY_SYNC=0
+[ "${SPE_LAZY_SYNC:-1}" = 1 ] && SPE_LAZY=1 || SPE_LAZY=
 TIMEOUT=${TIMEOUT:-900}
 ACPI=${ACPI:-0}
 EFI_FW=${EFI_FW:-/usr/share/qemu-efi-aarch64/QEMU_EFI.fd}
