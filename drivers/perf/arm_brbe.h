@@ -35,8 +35,9 @@ static inline void brbe_enable(struct pmu_hw_events *cpuc) { }
 static inline void brbe_sample(struct perf_event *event,
 			       struct perf_sample_data *data) { }
 static inline void brbe_resume(struct pmu_hw_events *cpuc) { }
+static inline void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx,
+				   bool sched_in) { }
 static inline void brbe_offer_snapshot(void) { }
-#define brbe_sched_task NULL
 #endif
 
 #endif /* __ARM_BRBE_H */

@@ -1497,13 +1497,14 @@ static void armv8pmu_wire_counters(struct arm_pmu *cpu_pmu)
 /* The CPU's PMU as a whole, and its branch record buffer (BRBE) */
 static void armv8pmu_wire_cpu(struct arm_pmu *cpu_pmu)
 {
-	cpu_pmu->sched_task = brbe_sched_task;
 	cpu_pmu->handle_irq = armv8pmu_overflow_irq;
 	cpu_pmu->reset = armv8pmu_cpu_reset;
 	cpu_pmu->start = armv8pmu_counting_on;
 	cpu_pmu->stop = armv8pmu_counting_off;
-	if (cpu_pmu->has_branch_stack)
+	if (cpu_pmu->has_branch_stack) {
+		cpu_pmu->sched_task = brbe_sched_task;
 		brbe_offer_snapshot();
+	}
 }
 
 /*
