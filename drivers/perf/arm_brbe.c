@@ -600,9 +600,9 @@ void brbe_reset(struct pmu_hw_events *cpuc)
  * brbe_enable() - program the buffer for the scheduled branch events
  * @cpuc: this CPU's PMU events
  *
- * Called as the PMU is enabled, and as the last branch event leaves. When
- * the set of branch events changed, the buffer gets their merged filters
- * and loses its records, which were filtered for the previous set.
+ * Called as the PMU is enabled. When the set of branch events changed,
+ * the buffer gets their merged filters and loses its records, which were
+ * filtered for the previous set.
  */
 void brbe_enable(struct pmu_hw_events *cpuc)
 {
@@ -621,6 +621,25 @@ void brbe_enable(struct pmu_hw_events *cpuc)
 			brbe_config_merge(&cfg, brbe_event_bst(event));
 	}
 	bc->cfg = cfg;
+	brbe_write_config(&bc->cfg);
+}
+
+/**
+ * brbe_disable() - stop recording as the last branch event leaves
+ * @cpuc: this CPU's PMU events
+ *
+ * The buffer loses its filters and its records at once: the PMU is not
+ * enabled again while no counter is in use, and other events' enables
+ * must not find the branch events' filters still recording.
+ */
+void brbe_disable(struct pmu_hw_events *cpuc)
+{
+	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
+
+	if (!bc->numrec)
+		return;
+	cpuc->branch_changed = false;
+	bc->cfg = (struct brbe_config) { };
 	brbe_write_config(&bc->cfg);
 }
 

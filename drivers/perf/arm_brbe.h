@@ -15,6 +15,7 @@ bool brbe_probe(void);
 int brbe_event_check(const struct perf_event *event);
 void brbe_reset(struct pmu_hw_events *cpuc);
 void brbe_enable(struct pmu_hw_events *cpuc);
+void brbe_disable(struct pmu_hw_events *cpuc);
 void brbe_sample(struct perf_event *event, struct perf_sample_data *data);
 void brbe_resume(struct pmu_hw_events *cpuc);
 void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx, bool sched_in);
@@ -32,6 +33,7 @@ static inline int brbe_event_check(const struct perf_event *event)
 
 static inline void brbe_reset(struct pmu_hw_events *cpuc) { }
 static inline void brbe_enable(struct pmu_hw_events *cpuc) { }
+static inline void brbe_disable(struct pmu_hw_events *cpuc) { }
 static inline void brbe_sample(struct perf_event *event,
 			       struct perf_sample_data *data) { }
 static inline void brbe_resume(struct pmu_hw_events *cpuc) { }

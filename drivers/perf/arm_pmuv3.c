@@ -830,7 +830,7 @@ static void armv8pmu_counter_free(struct pmu_hw_events *cpuc, struct perf_event 
 	cpuc->used_mask[0] &= ~armv8pmu_event_cntrs(event);
 	/* With no counter left in use, pmu_enable will not call us again */
 	if (has_branch_stack(event) && !cpuc->branch_users)
-		brbe_enable(cpuc);
+		brbe_disable(cpuc);
 }
 
 /* ---- Direct user access to the counters ---- */
