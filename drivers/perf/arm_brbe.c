@@ -502,6 +502,8 @@ static void brbe_write_config(const struct brbe_config *cfg)
 /**
  * struct brbe_cpu - one CPU's buffer and the snapshot read from it
  * @numrec: the records the buffer holds (0: no BRBE on this CPU)
+ * @users: the branch-stack events scheduled on this CPU
+ * @changed: that set changed since the buffer was last programmed
  * @cfg: the filters programmed
  * @snapped: the snapshot holds this interrupt's records
  * @nr: records in @snap
@@ -511,6 +513,8 @@ static void brbe_write_config(const struct brbe_config *cfg)
  */
 struct brbe_cpu {
 	unsigned int numrec;
+	unsigned int users;
+	bool changed;
 	struct brbe_config cfg;
 	bool snapped;
 	unsigned int nr;
@@ -579,12 +583,11 @@ int brbe_event_check(const struct perf_event *event)
 
 /**
  * brbe_reset() - put this CPU's buffer in a known state
- * @cpuc: this CPU's PMU events
  *
  * Runs as the CPU comes up and after it lost its state: recording stops
  * until the PMU is next enabled with branch events.
  */
-void brbe_reset(struct pmu_hw_events *cpuc)
+void brbe_reset(void)
 {
 	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
 
@@ -593,7 +596,7 @@ void brbe_reset(struct pmu_hw_events *cpuc)
 		return;
 	bc->cfg = (struct brbe_config) { };
 	brbe_write_config(&bc->cfg);
-	cpuc->branch_changed = true;
+	bc->changed = true;
 }
 
 /**
@@ -610,9 +613,9 @@ void brbe_enable(struct pmu_hw_events *cpuc)
 	struct brbe_config cfg = { };
 	int idx;
 
-	if (!cpuc->branch_changed || !bc->numrec)
+	if (!bc->changed || !bc->numrec)
 		return;
-	cpuc->branch_changed = false;
+	bc->changed = false;
 
 	for (idx = 0; idx < ARMPMU_MAX_HWEVENTS; idx++) {
 		struct perf_event *event = cpuc->events[idx];
@@ -624,23 +627,44 @@ void brbe_enable(struct pmu_hw_events *cpuc)
 	brbe_write_config(&bc->cfg);
 }
 
-/**
- * brbe_disable() - stop recording as the last branch event leaves
- * @cpuc: this CPU's PMU events
- *
- * The buffer loses its filters and its records at once: the PMU is not
- * enabled again while no counter is in use, and other events' enables
- * must not find the branch events' filters still recording.
+/*
+ * Stop recording as the last branch event leaves. The buffer loses its
+ * filters and its records at once: the PMU is not enabled again while no
+ * counter is in use, and other events' enables must not find the branch
+ * events' filters still recording.
  */
-void brbe_disable(struct pmu_hw_events *cpuc)
+static void brbe_disable(struct brbe_cpu *bc)
+{
+	if (!bc->numrec)
+		return;
+	bc->changed = false;
+	bc->cfg = (struct brbe_config) { };
+	brbe_write_config(&bc->cfg);
+}
+
+/**
+ * brbe_add_del() - a branch-stack event is added to or deleted from this CPU
+ * @event: the event
+ * @add: it is added, else deleted
+ *
+ * The arm_pmu framework's hook. The buffer gets the new set's filters when
+ * the PMU is next enabled (brbe_enable()); while any branch event is
+ * scheduled, context switches call brbe_sched_task().
+ */
+void brbe_add_del(struct perf_event *event, bool add)
 {
 	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
 
-	if (!bc->numrec)
+	bc->changed = true;
+	if (add) {
+		bc->users++;
+		perf_sched_cb_inc(event->pmu);
 		return;
-	cpuc->branch_changed = false;
-	bc->cfg = (struct brbe_config) { };
-	brbe_write_config(&bc->cfg);
+	}
+	bc->users--;
+	perf_sched_cb_dec(event->pmu);
+	if (!bc->users)
+		brbe_disable(bc);
 }
 
 /* Stop recording; return BRBFCR_EL1 as it was, paused or not */
@@ -717,7 +741,6 @@ void brbe_sample(struct perf_event *event, struct perf_sample_data *data)
 
 /**
  * brbe_resume() - let the buffer record again at the end of an interrupt
- * @cpuc: this CPU's PMU events
  *
  * Any overflow froze the buffer, a branch event's or not. It restarts
  * empty: its records end where the freeze stopped it, the interrupt's
@@ -725,11 +748,11 @@ void brbe_sample(struct perf_event *event, struct perf_sample_data *data)
  * to the branches after the interrupt as one path, nor give a record that
  * an earlier sample gave already.
  */
-void brbe_resume(struct pmu_hw_events *cpuc)
+void brbe_resume(void)
 {
 	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
 
-	if (!bc->numrec || !cpuc->branch_users)
+	if (!bc->numrec || !bc->users)
 		return;
 	bc->snapped = false;
 	/*
@@ -743,19 +766,20 @@ void brbe_resume(struct pmu_hw_events *cpuc)
 /**
  * brbe_sched_task() - drop the records at a context switch
  * @pmu_ctx: the PMU context switched
+ * @task: the task switched
  * @sched_in: the incoming side
  *
  * The buffer records for every branch event of the CPU, so what the
  * previous task did must not reach the events of the next one: a switch
  * starts the next task on an empty buffer.
  */
-void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx, bool sched_in)
+void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx,
+		     struct task_struct *task, bool sched_in)
 {
-	struct arm_pmu *armpmu = to_arm_pmu(pmu_ctx->pmu);
+	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
 
 	/* A changed set is programmed, records dropped, as the PMU is enabled */
-	if (sched_in && this_cpu_read(brbe_cpu.numrec) &&
-	    !this_cpu_ptr(armpmu->hw_events)->branch_changed)
+	if (sched_in && bc->numrec && !bc->changed)
 		brbe_invalidate();
 }
 

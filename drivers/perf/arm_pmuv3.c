@@ -712,7 +712,7 @@ static irqreturn_t armv8pmu_overflow_irq(struct arm_pmu *cpu_pmu)
 			armv8pmu_overflow_event(cpuc->events[idx], regs);
 	}
 
-	brbe_resume(cpuc);
+	brbe_resume();
 	write_pmcr(pmcr);
 	return IRQ_HANDLED;
 }
@@ -828,9 +828,6 @@ static int armv8pmu_counter_alloc(struct pmu_hw_events *cpuc, struct perf_event 
 static void armv8pmu_counter_free(struct pmu_hw_events *cpuc, struct perf_event *event)
 {
 	cpuc->used_mask[0] &= ~armv8pmu_event_cntrs(event);
-	/* With no counter left in use, pmu_enable will not call us again */
-	if (has_branch_stack(event) && !cpuc->branch_users)
-		brbe_disable(cpuc);
 }
 
 /* ---- Direct user access to the counters ---- */
@@ -1198,7 +1195,7 @@ static void armv8pmu_cpu_reset(void *info)
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu) | ARMV8_PMU_PMCR_P | ARMV8_PMU_PMCR_C);
 	__this_cpu_write(armv8pmu_counting, false);
 
-	brbe_reset(this_cpu_ptr(cpu_pmu->hw_events));
+	brbe_reset();
 }
 
 /* ---- event_init: perf attributes to register values ---- */
@@ -1472,7 +1469,9 @@ static void armv8pmu_probe_cpu(void *info)
 	if (is_pmuv3p4(cpu_pmu->pmuver))
 		cpu_pmu->reg_pmmir = read_pmmir();
 
-	cpu_pmu->has_branch_stack = brbe_probe();
+	/* The framework hands branch-stack events to BRBE, and only if it can */
+	if (brbe_probe())
+		cpu_pmu->branch_stack_add_del = brbe_add_del;
 }
 
 /* event_init: perf attributes to register values, and the user page */
@@ -1501,8 +1500,8 @@ static void armv8pmu_wire_cpu(struct arm_pmu *cpu_pmu)
 	cpu_pmu->reset = armv8pmu_cpu_reset;
 	cpu_pmu->start = armv8pmu_counting_on;
 	cpu_pmu->stop = armv8pmu_counting_off;
-	if (cpu_pmu->has_branch_stack) {
-		cpu_pmu->sched_task = brbe_sched_task;
+	if (cpu_pmu->branch_stack_add_del) {
+		cpu_pmu->pmu.sched_task = brbe_sched_task;
 		brbe_offer_snapshot();
 	}
 }
