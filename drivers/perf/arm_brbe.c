@@ -2,17 +2,9 @@
 /*
  * Branch stack sampling with FEAT_BRBE, the Branch Record Buffer Extension.
  *
- * One buffer per CPU serves every branch-stack event scheduled there, and
- * those events may ask for different branch types and privilege levels.
- * The buffer is programmed with the union of their filters, read once per
- * overflow interrupt into a snapshot, and each overflowed event gets the
- * records of the snapshot its own filters select: an event never sees a
- * record of a type or a privilege level it did not ask for, whatever the
- * other events asked for.
- *
- * The file reads in three layers: the filter translation and the record
- * decoding (pure functions, tested by arm_brbe_test.c), the register
- * access, and the perf glue the PMUv3 driver calls.
+ * One buffer per CPU serves every branch-stack event there: it records the
+ * union of their filters, is read once per overflow interrupt, and each
+ * event gets only the records its own filters select.
  */
 
 #include <linux/bitfield.h>
@@ -33,19 +25,13 @@
 #define BRBE_BANK_RECORDS	32
 #define BRBE_MAX_RECORDS	64
 
-/* ---- branch_sample_type: every bit is supported or refused ---- */
-
-/* The branch types an event may select */
 #define BRBE_BRANCH_TYPES	(PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_ANY_CALL |	\
 				 PERF_SAMPLE_BRANCH_ANY_RETURN |			\
 				 PERF_SAMPLE_BRANCH_IND_CALL |				\
 				 PERF_SAMPLE_BRANCH_IND_JUMP |				\
 				 PERF_SAMPLE_BRANCH_CALL | PERF_SAMPLE_BRANCH_COND)
 
-/*
- * HV names the hypervisor's branches: a VHE kernel's own (brbe_levels()),
- * nothing a kernel at EL1 could be given.
- */
+/* HV: a VHE kernel's own EL2 branches (brbe_levels()) */
 #define BRBE_BRANCH_SUPPORTED	(PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL |	\
 				 PERF_SAMPLE_BRANCH_HV | BRBE_BRANCH_TYPES |		\
 				 PERF_SAMPLE_BRANCH_NO_FLAGS |				\
@@ -54,10 +40,7 @@
 				 PERF_SAMPLE_BRANCH_PRIV_SAVE |				\
 				 PERF_SAMPLE_BRANCH_HW_INDEX)
 
-/*
- * No transactional memory; no call stack mode (BRBE cannot pop returned
- * calls); no per-branch event counts.
- */
+/* BRBE has no transactions, cannot pop returned calls, counts no events */
 #define BRBE_BRANCH_REFUSED	(PERF_SAMPLE_BRANCH_ABORT_TX | PERF_SAMPLE_BRANCH_IN_TX |	\
 				 PERF_SAMPLE_BRANCH_NO_TX |				\
 				 PERF_SAMPLE_BRANCH_CALL_STACK |			\
@@ -68,10 +51,8 @@ static_assert((BRBE_BRANCH_SUPPORTED | BRBE_BRANCH_REFUSED) == PERF_SAMPLE_BRANC
 static_assert(!(BRBE_BRANCH_SUPPORTED & BRBE_BRANCH_REFUSED));
 
 /*
- * The levels an event asked for, as the buffer records them: a VHE
- * kernel is the hypervisor, so HV asks for its EL2 branches, which are
- * KERNEL's. Elsewhere HV adds nothing: a hypervisor below a kernel at EL1
- * is never recorded for it.
+ * A VHE kernel is the hypervisor: HV asks for its EL2 branches, which are
+ * KERNEL's. A hypervisor below a kernel at EL1 is never recorded for it.
  */
 static u64 brbe_levels(u64 bst, bool kernel_at_el2)
 {
@@ -85,42 +66,30 @@ static u64 brbe_event_bst(const struct perf_event *event)
 	return brbe_levels(event->attr.branch_sample_type, is_kernel_in_hyp_mode());
 }
 
-/*
- * Whether an event's branch_sample_type and exclude bits ask for records
- * the buffer can give it.
- */
+/* With no branch type, nothing would be recorded */
 static bool brbe_bst_supported(u64 bst)
 {
-	/* A bit BRBE cannot honour, or no branch type: nothing would be recorded */
 	return !(bst & ~BRBE_BRANCH_SUPPORTED) && (bst & BRBE_BRANCH_TYPES);
 }
 
 static bool brbe_host_levels(const struct perf_event_attr *attr)
 {
 	/*
-	 * Guests have no BRBE of their own: a guest-only event's samples
-	 * would carry the host's branches. With neither user nor kernel
-	 * counted, only a guest or a nVHE hypervisor is left, never recorded.
+	 * Guests have no BRBE of their own: a guest-only event would get the
+	 * host's branches; without user and kernel nothing recorded is left.
 	 */
 	return !attr->exclude_host && !(attr->exclude_user && attr->exclude_kernel);
 }
-
-/* ---- Filter translation: branch_sample_type to BRBFCR_EL1/BRBCR_EL1 ---- */
 
 #define BRBE_FCR_TYPES		(BRBFCR_EL1_DIRECT | BRBFCR_EL1_INDIRECT |		\
 				 BRBFCR_EL1_RTN | BRBFCR_EL1_INDCALL |			\
 				 BRBFCR_EL1_DIRCALL | BRBFCR_EL1_CONDDIR)
 
-/**
- * struct brbe_hw_filter - what one branch_sample_type bit records
- * @perf: the PERF_SAMPLE_BRANCH_* bit
- * @fcr: the BRBFCR_EL1 branch types (EnI clear: the types to record)
- * @cr: the BRBCR_EL1 controls (exceptions, exception returns, levels)
- */
+/* What one branch_sample_type bit records */
 struct brbe_hw_filter {
-	u64 perf;
-	u64 fcr;
-	u64 cr;
+	u64 perf;	/* PERF_SAMPLE_BRANCH_* */
+	u64 fcr;	/* BRBFCR_EL1 types to record (EnI clear) */
+	u64 cr;		/* BRBCR_EL1 exceptions, returns, levels */
 };
 
 static const struct brbe_hw_filter brbe_hw_filters[] = {
@@ -139,20 +108,12 @@ static const struct brbe_hw_filter brbe_hw_filters[] = {
 	{ PERF_SAMPLE_BRANCH_KERNEL, 0, BRBCR_ELx_ExBRE },
 };
 
-/**
- * struct brbe_config - the buffer's filter registers
- * @cr: BRBCR_EL1 (BRBCR_EL2 for a VHE kernel), FZP not included
- * @fcr: BRBFCR_EL1
- */
 struct brbe_config {
-	u64 cr;
-	u64 fcr;
+	u64 cr;		/* BRBCR_EL1 (EL2 for a VHE kernel), without FZP */
+	u64 fcr;	/* BRBFCR_EL1 */
 };
 
-/*
- * One event's filters. Cycle counts and misprediction flags are recorded
- * unless the event says it does not want them.
- */
+/* Cycle counts and misprediction flags unless the event declines them */
 static struct brbe_config brbe_event_config(u64 bst)
 {
 	struct brbe_config cfg = { };
@@ -171,10 +132,7 @@ static struct brbe_config brbe_event_config(u64 bst)
 	return cfg;
 }
 
-/*
- * The filters of several events: everything any of them wants is
- * recorded, and brbe_filter() gives each only its own part.
- */
+/* Record what any event wants; brbe_filter() gives each its own part */
 static void brbe_config_merge(struct brbe_config *cfg, u64 bst)
 {
 	struct brbe_config one = brbe_event_config(bst);
@@ -183,19 +141,11 @@ static void brbe_config_merge(struct brbe_config *cfg, u64 bst)
 	cfg->fcr |= one.fcr;
 }
 
-/* ---- Record decoding: BRBINF/BRBSRC/BRBTGT to perf_branch_entry ---- */
-
-/**
- * struct brbe_type - what a BRBINF<n>_EL1.TYPE encoding means to perf
- * @type: PERF_BR_* (PERF_BR_EXTEND_ABI when @new_type says more)
- * @new_type: PERF_BR_NEW_* / PERF_BR_ARM64_*
- * @sel: the PERF_SAMPLE_BRANCH_* type bits that select such a record,
- *	besides ANY (0: only ANY)
- */
+/* What a BRBINF<n>_EL1.TYPE encoding means to perf */
 struct brbe_type {
-	u8 type;
-	u8 new_type;
-	u16 sel;
+	u8 type;	/* PERF_BR_*, EXTEND_ABI when new_type says more */
+	u8 new_type;	/* PERF_BR_NEW_* / PERF_BR_ARM64_* */
+	u16 sel;	/* PERF_SAMPLE_BRANCH_* bits selecting it besides ANY */
 };
 
 #define BRBE_TYPE(enc, t, nt, s)						\
@@ -204,9 +154,8 @@ struct brbe_type {
 	BRBE_TYPE(enc, t, nt, PERF_SAMPLE_BRANCH_ANY_CALL)
 
 /*
- * Encodings not listed (reserved ones, IMPDEF_TRAP_EL3) decode as
- * PERF_BR_UNKNOWN, selected only by ANY. A trap (an instruction trapped
- * to a higher level) shows as PERF_BR_IRQ as perf's tools expect.
+ * Encodings not listed decode as PERF_BR_UNKNOWN, selected only by ANY.
+ * A trap shows as PERF_BR_IRQ, as perf's tools expect.
  */
 static const struct brbe_type brbe_types[BIT(6)] = {
 	BRBE_TYPE(DIRECT_UNCOND, UNCOND, 0, 0),
@@ -234,14 +183,9 @@ static const struct brbe_type brbe_types[BIT(6)] = {
 		  PERF_SAMPLE_BRANCH_ANY_RETURN),
 };
 
-/**
- * struct brbe_record - one decoded record of a snapshot
- * @entry: the record as perf reports it to an event that wants it all
- * @sel: the PERF_SAMPLE_BRANCH_* type bits that select it (besides ANY)
- */
 struct brbe_record {
-	struct perf_branch_entry entry;
-	u16 sel;
+	struct perf_branch_entry entry;	/* for an event that wants it all */
+	u16 sel;			/* as brbe_type.sel */
 };
 
 /*
@@ -264,10 +208,7 @@ static u16 brbe_cycles(u64 inf)
 	return (0x100 | m) << (e - 1);
 }
 
-/*
- * The level the branch was recorded at. EL2 is the kernel's own when it
- * runs there (VHE), otherwise a hypervisor's.
- */
+/* EL2 is the kernel's own under VHE, otherwise a hypervisor's */
 static u8 brbe_priv(u64 inf, bool kernel_at_el2)
 {
 	switch (FIELD_GET(BRBINFx_EL1_EL_MASK, inf)) {
@@ -283,11 +224,8 @@ static u8 brbe_priv(u64 inf, bool kernel_at_el2)
 }
 
 /*
- * Keep only the fields of the sides of the branch that @e holds. BRBINF's
- * MPRED is the source's (the prediction of the branch instruction) and
- * EL the target's (the level branched to): the Arm ARM gives each only
- * when its side is valid. TYPE and CC describe the record as a whole.
- * What a side does not give reads as perf's "unknown".
+ * BRBINF's MPRED belongs to the source and EL to the target: the Arm ARM
+ * gives each only when its side is valid. A missing side's reads "unknown".
  */
 static void brbe_keep_sides(struct perf_branch_entry *e, bool source, bool target)
 {
@@ -300,11 +238,9 @@ static void brbe_keep_sides(struct perf_branch_entry *e, bool source, bool targe
 }
 
 /*
- * Decode one record. VALID says which addresses the record holds: a
- * branch between a level that is recorded and one that is not keeps only
- * its recorded side, and the other address reads 0.
- *
- * Return: false for an invalid record, the end of the buffer's records.
+ * VALID says which addresses the record holds: a branch from or to an
+ * unrecorded level keeps only its recorded side. Return: false for an
+ * invalid record, the end of the buffer's records.
  */
 static bool brbe_decode(u64 inf, u64 src, u64 tgt, bool kernel_at_el2,
 			struct brbe_record *rec)
@@ -335,8 +271,6 @@ static bool brbe_decode(u64 inf, u64 src, u64 tgt, bool kernel_at_el2,
 	return true;
 }
 
-/* ---- The per-event software filter ---- */
-
 /* Kernel addresses (EL1, or EL2 under VHE) are those of the upper VA range */
 static bool brbe_addr_allowed(u64 addr, u64 bst)
 {
@@ -348,11 +282,8 @@ static bool brbe_addr_allowed(u64 addr, u64 bst)
 }
 
 /*
- * Make @rec what an event with branch_sample_type @bst may see: an
- * address of a level it did not ask for reads 0, as if only its own
- * levels had been recorded, and the fields it did not ask for are clear.
- *
- * Return: false if nothing of the record is left for the event.
+ * An address of a level the event did not ask for reads 0, as if only its
+ * levels had been recorded. Return: false if nothing is left for it.
  */
 static bool brbe_filter_one(const struct brbe_record *rec, u64 bst,
 			    struct perf_branch_entry *out)
@@ -385,13 +316,7 @@ static bool brbe_filter_one(const struct brbe_record *rec, u64 bst,
 	return true;
 }
 
-/*
- * Fill @out with the records of @snap that an event with
- * branch_sample_type @bst wants, newest first. *@hw_idx is the buffer
- * index of the newest one given (-1ULL if none).
- *
- * Return: the number of entries in @out.
- */
+/* Return: the records of @snap for @bst in @out; *@hw_idx the newest's index */
 static unsigned int brbe_filter(const struct brbe_record *snap, unsigned int nr,
 				u64 bst, struct perf_branch_entry *out, u64 *hw_idx)
 {
@@ -408,12 +333,7 @@ static unsigned int brbe_filter(const struct brbe_record *snap, unsigned int nr,
 	return n;
 }
 
-/* ---- Register access ---- */
-
-/*
- * BRBINF/BRBSRC/BRBTGT<n>_EL1 name record n of the bank BRBFCR_EL1.BANK
- * selects; n is part of the instruction's encoding.
- */
+/* Record n of the bank BRBFCR_EL1.BANK selects; n is in the encoding */
 #define BRBE_READ_RECORD(n)							\
 	case n:									\
 		*inf = read_sysreg_s(SYS_BRBINF_EL1(n));			\
@@ -456,30 +376,15 @@ static void brbe_invalidate(void)
 	brbe_invalidate_synced();
 }
 
-/*
- * BRBCR_ELx.TS: BRBTS_EL1 captures the virtual count on a freeze, the
- * count the kernel's clock reads (CNTVCT_EL0 at EL1, which equals the
- * physical count for a VHE host). 0b00 is reserved: the captured value
- * would be CONSTRAINED UNPREDICTABLE.
- */
+/* A freeze stamps the virtual count, the kernel clock's; 0b00 is reserved */
 #define BRBE_CR_TS	FIELD_PREP(BRBCR_ELx_TS_MASK, BRBCR_ELx_TS_VIRTUAL)
 
 /*
- * Both BRBCR registers get FZP: BRBCR_EL1's freezes on the cycle counter
- * and the counters below MDCR_EL2.HPMN, BRBCR_EL2's on those at or above
- * it. A kernel at EL1 sees only the counters below HPMN (PMCR_EL0.N reads
- * HPMN there), one at EL2 sees all and sets both: whichever counter a
- * branch event lands on, its overflow freezes the buffer, so branch
- * events need no counter of their own. A VHE kernel's BRBCR_EL1 accesses
- * reach BRBCR_EL2; BRBCR_EL12 is the guest's BRBCR_EL1, whose levels stay
- * off so that a guest's branches are never recorded for the host. Its CC
- * and MPRED still count: a record carries its cycle count and its
- * misprediction only if both registers allow them, at every level (the
- * Arm ARM's BRBCycleCountingEnabled() and BRBEMispredictAllowed()).
- *
- * Each write reaches recording at the next context synchronization
- * event: the first ISB stops recording before the buffer is emptied, the
- * last one starts it with every control in place.
+ * BRBCR_EL1.FZP freezes on the counters below MDCR_EL2.HPMN, BRBCR_EL2's
+ * on the others: with both, any overflow freezes the buffer. BRBCR_EL12,
+ * the guest's, records no level, but its CC and MPRED must allow them too
+ * (BRBCycleCountingEnabled(), BRBEMispredictAllowed()). Writes act at the
+ * next ISB: the first stops recording before the buffer is emptied.
  */
 static void brbe_write_config(const struct brbe_config *cfg)
 {
@@ -497,25 +402,16 @@ static void brbe_write_config(const struct brbe_config *cfg)
 	isb();
 }
 
-/* ---- Per-CPU state ---- */
-
-/**
- * struct brbe_cpu - one CPU's buffer and the snapshot read from it
- * @numrec: the records the buffer holds (0: no BRBE on this CPU)
- * @cfg: the filters programmed
- * @snapped: the snapshot holds this interrupt's records
- * @nr: records in @snap
- * @snap: the records, newest first
- * @stack: one event's records, handed to perf
- * @entries: @stack's entries
- */
+/* One CPU's buffer and the snapshot read from it */
 struct brbe_cpu {
-	unsigned int numrec;
+	unsigned int numrec;	/* 0: no BRBE on this CPU */
+	unsigned int users;	/* branch-stack events scheduled */
+	bool changed;		/* since the buffer was last programmed */
 	struct brbe_config cfg;
-	bool snapped;
+	bool snapped;		/* snap holds this interrupt's records */
 	unsigned int nr;
-	struct brbe_record snap[BRBE_MAX_RECORDS];
-	struct perf_branch_stack stack;
+	struct brbe_record snap[BRBE_MAX_RECORDS];	/* newest first */
+	struct perf_branch_stack stack;		/* one event's, for perf */
 	struct perf_branch_entry entries[BRBE_MAX_RECORDS];
 };
 
@@ -527,11 +423,7 @@ static unsigned int brbe_cpu_numrec(void)
 	u64 dfr0 = read_sysreg_s(SYS_ID_AA64DFR0_EL1);
 	u64 idr;
 
-	/*
-	 * A kernel booted at EL2 opened the EL2 traps on the buffer for
-	 * itself (a nVHE host); one booted at EL1 relies on its hypervisor
-	 * advertising BRBE only if its accesses reach it.
-	 */
+	/* A hypervisor advertises BRBE only if its guest's accesses reach it */
 	if (!cpuid_feature_extract_unsigned_field(dfr0, ID_AA64DFR0_EL1_BRBE_SHIFT))
 		return 0;
 
@@ -548,14 +440,8 @@ static unsigned int brbe_cpu_numrec(void)
 	}
 }
 
-/* ---- perf glue ---- */
-
 /**
- * brbe_probe() - whether this CPU can sample the branch stack
- *
- * Runs on a CPU of the PMU being probed.
- *
- * Return: true if it has a BRBE the driver can use.
+ * brbe_probe() - whether this CPU has a BRBE the driver can use
  */
 bool brbe_probe(void)
 {
@@ -578,13 +464,9 @@ int brbe_event_check(const struct perf_event *event)
 }
 
 /**
- * brbe_reset() - put this CPU's buffer in a known state
- * @cpuc: this CPU's PMU events
- *
- * Runs as the CPU comes up and after it lost its state: recording stops
- * until the PMU is next enabled with branch events.
+ * brbe_reset() - stop this CPU's buffer as the CPU comes up or lost state
  */
-void brbe_reset(struct pmu_hw_events *cpuc)
+void brbe_reset(void)
 {
 	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
 
@@ -593,16 +475,14 @@ void brbe_reset(struct pmu_hw_events *cpuc)
 		return;
 	bc->cfg = (struct brbe_config) { };
 	brbe_write_config(&bc->cfg);
-	cpuc->branch_changed = true;
+	bc->changed = true;
 }
 
 /**
- * brbe_enable() - program the buffer for the scheduled branch events
+ * brbe_enable() - program the buffer for a changed set of branch events
  * @cpuc: this CPU's PMU events
  *
- * Called as the PMU is enabled, and as the last branch event leaves. When
- * the set of branch events changed, the buffer gets their merged filters
- * and loses its records, which were filtered for the previous set.
+ * The records made for the previous set are dropped.
  */
 void brbe_enable(struct pmu_hw_events *cpuc)
 {
@@ -610,9 +490,9 @@ void brbe_enable(struct pmu_hw_events *cpuc)
 	struct brbe_config cfg = { };
 	int idx;
 
-	if (!cpuc->branch_changed || !bc->numrec)
+	if (!bc->changed || !bc->numrec)
 		return;
-	cpuc->branch_changed = false;
+	bc->changed = false;
 
 	for (idx = 0; idx < ARMPMU_MAX_HWEVENTS; idx++) {
 		struct perf_event *event = cpuc->events[idx];
@@ -622,6 +502,39 @@ void brbe_enable(struct pmu_hw_events *cpuc)
 	}
 	bc->cfg = cfg;
 	brbe_write_config(&bc->cfg);
+}
+
+/* Stop at once: with no counter in use the PMU is not enabled again */
+static void brbe_disable(struct brbe_cpu *bc)
+{
+	if (!bc->numrec)
+		return;
+	bc->changed = false;
+	bc->cfg = (struct brbe_config) { };
+	brbe_write_config(&bc->cfg);
+}
+
+/**
+ * brbe_add_del() - a branch-stack event is added to or deleted from this CPU
+ * @event: the event
+ * @add: it is added, else deleted
+ *
+ * While any is scheduled, context switches call brbe_sched_task().
+ */
+void brbe_add_del(struct perf_event *event, bool add)
+{
+	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
+
+	bc->changed = true;
+	if (add) {
+		bc->users++;
+		perf_sched_cb_inc(event->pmu);
+		return;
+	}
+	bc->users--;
+	perf_sched_cb_dec(event->pmu);
+	if (!bc->users)
+		brbe_disable(bc);
 }
 
 /* Stop recording; return BRBFCR_EL1 as it was, paused or not */
@@ -636,10 +549,7 @@ static u64 brbe_pause(void)
 	return fcr;
 }
 
-/*
- * Read every valid record of the paused buffer into @bc->snap, newest
- * first. @fcr is BRBFCR_EL1's value; the bank it selects changes.
- */
+/* The paused buffer's valid records into @bc->snap; @fcr is BRBFCR_EL1 */
 static void brbe_read(struct brbe_cpu *bc, u64 fcr)
 {
 	bool kernel_at_el2 = is_kernel_in_hyp_mode();
@@ -662,12 +572,7 @@ static void brbe_read(struct brbe_cpu *bc, u64 fcr)
 	}
 }
 
-/*
- * Read the buffer once per interrupt, whatever the number of events it
- * samples. An overflow froze the buffer (FZP) so its newest record is the
- * last branch before the sampled instruction; pausing here covers an
- * interrupt the freeze did not cause.
- */
+/* The pause covers an interrupt that no overflow's freeze (FZP) caused */
 static void brbe_snapshot(struct brbe_cpu *bc)
 {
 	brbe_read(bc, brbe_pause());
@@ -679,8 +584,7 @@ static void brbe_snapshot(struct brbe_cpu *bc)
  * @event: a branch-stack event whose period elapsed
  * @data: its sample
  *
- * The first call of an interrupt reads the buffer; every call filters
- * that snapshot for its event. Runs in the overflow interrupt.
+ * The first call of an interrupt reads the buffer, once for every event.
  */
 void brbe_sample(struct perf_event *event, struct perf_sample_data *data)
 {
@@ -698,55 +602,42 @@ void brbe_sample(struct perf_event *event, struct perf_sample_data *data)
 
 /**
  * brbe_resume() - let the buffer record again at the end of an interrupt
- * @cpuc: this CPU's PMU events
  *
- * Any overflow froze the buffer, a branch event's or not. It restarts
- * empty: its records end where the freeze stopped it, the interrupt's
- * branches are missing, and a later sample must not join those records
- * to the branches after the interrupt as one path, nor give a record that
- * an earlier sample gave already.
+ * It restarts empty: a later sample must not join the records before the
+ * freeze to the branches after the interrupt as one path, nor repeat them.
  */
-void brbe_resume(struct pmu_hw_events *cpuc)
+void brbe_resume(void)
 {
 	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
 
-	if (!bc->numrec || !cpuc->branch_users)
+	if (!bc->numrec || !bc->users)
 		return;
 	bc->snapped = false;
-	/*
-	 * Paused, the buffer records nothing: the exception return that ends
-	 * the interrupt completes the invalidation and the unpause, no ISB.
-	 */
+	/* The exception return completes both, while nothing is recorded */
 	asm volatile(__msr_s(OP_BRB_IALL, "xzr"));
 	write_sysreg_s(bc->cfg.fcr, SYS_BRBFCR_EL1);
 }
 
 /**
- * brbe_sched_task() - drop the records at a context switch
+ * brbe_sched_task() - start the next task on an empty buffer
  * @pmu_ctx: the PMU context switched
+ * @task: the task switched
  * @sched_in: the incoming side
- *
- * The buffer records for every branch event of the CPU, so what the
- * previous task did must not reach the events of the next one: a switch
- * starts the next task on an empty buffer.
  */
-void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx, bool sched_in)
+void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx,
+		     struct task_struct *task, bool sched_in)
 {
-	struct arm_pmu *armpmu = to_arm_pmu(pmu_ctx->pmu);
+	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
 
 	/* A changed set is programmed, records dropped, as the PMU is enabled */
-	if (sched_in && this_cpu_read(brbe_cpu.numrec) &&
-	    !this_cpu_ptr(armpmu->hw_events)->branch_changed)
+	if (sched_in && bc->numrec && !bc->changed)
 		brbe_invalidate();
 }
 
 /*
- * Mask every exception that could enter the snapshot, pseudo-NMIs
- * included, and put back exactly what was found. PSTATE.I masks every
- * interrupt whatever PMR holds, so only DAIF is saved and restored, raw:
- * local_daif_restore() cannot rebuild a pseudo-NMI handler's state (I
- * set, A clear) and would leave it with I clear and PMR at
- * GIC_PRIO_IRQOFF, where another NMI can nest in the one that called.
+ * PSTATE.I masks pseudo-NMIs too, whatever PMR holds. DAIF is restored
+ * raw: local_daif_restore() would leave a pseudo-NMI handler's I set, A
+ * clear state with I clear, where another NMI can nest.
  */
 static unsigned long brbe_mask_daif(void)
 {
@@ -763,17 +654,10 @@ static void brbe_restore_daif(unsigned long daif)
 }
 
 /*
- * bpf_get_branch_snapshot(): this CPU's records as they stand, newest
- * first, for a tracing program. Those need CAP_PERFMON and CAP_BPF and may
- * read kernel memory anyway, so the records are not filtered per event:
- * they are what the merged filters of the scheduled branch events let the
- * buffer record (nothing while none is scheduled). The helper may run in
- * any context, the overflow interrupt's and a pseudo-NMI's included, so
- * every interrupt is masked (brbe_mask_daif()): none may read,
- * resume or reprogram the buffer halfway through. Within the overflow
- * interrupt the buffer is frozen and read already. Each record is handed
- * out once: the buffer is emptied after the read, and a later snapshot or
- * sample starts with the branches that followed this one.
+ * bpf_get_branch_snapshot(): unfiltered (the program has CAP_PERFMON and
+ * CAP_BPF). It may run in any context, an NMI's included: every interrupt
+ * is masked so none reads, resumes or reprograms the buffer halfway. Each
+ * record is handed out once: the buffer is emptied after the read.
  */
 static int brbe_branch_snapshot(struct perf_branch_entry *entries, unsigned int cnt)
 {
@@ -806,18 +690,14 @@ out:
 /**
  * brbe_offer_snapshot() - serve bpf_get_branch_snapshot() from BRBE
  *
- * Called once a PMU with BRBE is probed, in process context. A CPU of
- * another PMU without BRBE gives an empty snapshot.
+ * A CPU without BRBE gives an empty snapshot.
  */
 void brbe_offer_snapshot(void)
 {
 	static_call_update(perf_snapshot_branch_stack, brbe_branch_snapshot);
 }
 
-/*
- * The tests exercise the static translation and decoding functions above
- * directly, so they are built into this file.
- */
+/* The tests call the static functions above */
 #if IS_ENABLED(CONFIG_ARM64_BRBE_KUNIT_TEST)
 #include "arm_brbe_test.c"
 #endif

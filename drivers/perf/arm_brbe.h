@@ -13,11 +13,13 @@
 #ifdef CONFIG_ARM64_BRBE
 bool brbe_probe(void);
 int brbe_event_check(const struct perf_event *event);
-void brbe_reset(struct pmu_hw_events *cpuc);
+void brbe_add_del(struct perf_event *event, bool add);
+void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx,
+		     struct task_struct *task, bool sched_in);
+void brbe_reset(void);
 void brbe_enable(struct pmu_hw_events *cpuc);
 void brbe_sample(struct perf_event *event, struct perf_sample_data *data);
-void brbe_resume(struct pmu_hw_events *cpuc);
-void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx, bool sched_in);
+void brbe_resume(void);
 void brbe_offer_snapshot(void);
 #else
 static inline bool brbe_probe(void)
@@ -30,13 +32,15 @@ static inline int brbe_event_check(const struct perf_event *event)
 	return -EOPNOTSUPP;
 }
 
-static inline void brbe_reset(struct pmu_hw_events *cpuc) { }
+static inline void brbe_add_del(struct perf_event *event, bool add) { }
+static inline void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx,
+				   struct task_struct *task, bool sched_in) { }
+static inline void brbe_reset(void) { }
 static inline void brbe_enable(struct pmu_hw_events *cpuc) { }
 static inline void brbe_sample(struct perf_event *event,
 			       struct perf_sample_data *data) { }
-static inline void brbe_resume(struct pmu_hw_events *cpuc) { }
+static inline void brbe_resume(void) { }
 static inline void brbe_offer_snapshot(void) { }
-#define brbe_sched_task NULL
 #endif
 
 #endif /* __ARM_BRBE_H */

@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Arm PMUv3 CPU performance monitors, on top of the arm_pmu framework.
- *
- * The file reads in the order perf uses it: attribute layout and sysfs
- * tables, counter access, the overflow interrupt, event start/stop,
- * counter allocation, PMU start/stop, event_init (the pure translation
- * of perf attributes into register values), then probing.
+ * The file reads in the order perf uses it, probing last.
  */
 
 #include <linux/acpi.h>
@@ -36,10 +32,7 @@
 
 #include "arm_brbe.h"
 
-/*
- * Where the user-visible fields live in perf_event_attr: perf tool ABI,
- * published in format/ from these masks.
- */
+/* perf tool ABI, published in format/ from these masks */
 #define ARMV8PMU_CFG_EVENT		GENMASK_ULL(15, 0)
 #define ARMV8PMU_CFG1_LONG		BIT_ULL(0)
 #define ARMV8PMU_CFG1_RDPMC		BIT_ULL(1)
@@ -58,17 +51,11 @@
 /* A counter mask of the PMU fits in the first word of cntr_mask/used_mask */
 static_assert(ARMPMU_MAX_HWEVENTS <= BITS_PER_LONG);
 
-/*
- * Our bits of hw.flags (the framework's ARMPMU_EVT_* are the low ones):
- * where an event may be placed, decided once by event_init so that the
- * counter allocation of every schedule-in is a few mask operations.
- */
+/* Where an event may be placed, decided once by event_init (hw.flags) */
 #define ARMV8PMU_EVT_PAIR		BIT(8)	/* on event counters, a chained pair */
 #define ARMV8PMU_EVT_FIXED_ONLY		BIT(9)	/* its dedicated counter or nothing */
 #define ARMV8PMU_EVT_FIXED		GENMASK(15, 10)	/* dedicated counter + 1, or 0 */
 static_assert((ARMV8PMU_EVT_FIXED >> 10) > ARMPMU_MAX_HWEVENTS);
-
-/* ---- PMU capabilities, all derived from the probed registers ---- */
 
 /*
  * Event counters are 64 bits wide from PMUv3p5 (with PMCR.LP). AArch32 can
@@ -85,10 +72,8 @@ static bool armv8pmu_has_chain(const struct arm_pmu *cpu_pmu)
 }
 
 /*
- * FEAT_PMUv3p9 lets EL0 read only the counters PMUACR_EL1 names. The 6.12
- * headers predate it: its encoding and PMUSERENR_EL0.UEN are given here.
- * PMUACR's bits follow our counter numbering: P<n> for event counter n,
- * C (31) for the cycle counter, F0 (32) for the instruction counter.
+ * FEAT_PMUv3p9 lets EL0 read only the counters PMUACR_EL1 names, its bits
+ * numbered as our counters. The 6.12 headers predate it.
  */
 #define ARMV8PMU_PMUVER_V3P9		0x9
 #define ARMV8PMU_USERENR_UEN		BIT(4)
@@ -99,11 +84,7 @@ static bool armv8pmu_has_pmuacr(const struct arm_pmu *cpu_pmu)
 	return IS_ENABLED(CONFIG_ARM64) && cpu_pmu->pmuver >= ARMV8PMU_PMUVER_V3P9;
 }
 
-/*
- * PMEVTYPER.TH takes values up to 2^PMMIR.THWIDTH - 1; THWIDTH is zero
- * without FEAT_PMUv3_TH. AArch32 cannot write the upper half of PMEVTYPER
- * where TH lives, so it never has thresholds.
- */
+/* THWIDTH is 0 without FEAT_PMUv3_TH; AArch32 cannot write TH at all */
 static u32 armv8pmu_threshold_max(const struct arm_pmu *cpu_pmu)
 {
 	if (!IS_ENABLED(CONFIG_ARM64))
@@ -112,10 +93,7 @@ static u32 armv8pmu_threshold_max(const struct arm_pmu *cpu_pmu)
 	return BIT(FIELD_GET(ARMV8_PMU_THWIDTH, cpu_pmu->reg_pmmir)) - 1;
 }
 
-/*
- * Common events (0x0000-0x003f and 0x4000-0x403f) are announced by PMCEID;
- * the IMPLEMENTATION DEFINED space cannot be checked and is taken on trust.
- */
+/* PMCEID announces common events; IMPLEMENTATION DEFINED ones are trusted */
 static bool armv8pmu_event_implemented(const struct arm_pmu *cpu_pmu, u32 evnum)
 {
 	u32 ext = evnum - ARMV8_PMUV3_EXT_COMMON_EVENT_BASE;
@@ -127,11 +105,7 @@ static bool armv8pmu_event_implemented(const struct arm_pmu *cpu_pmu, u32 evnum)
 	return true;
 }
 
-/*
- * The 64-bit counter dedicated to an event, or -1: the cycle counter, and
- * the instruction counter where FEAT_PMUv3_ICNTR provides one. Events with
- * a threshold need PMEVTYPER.TH, which only event counters have.
- */
+/* The 64-bit counter dedicated to an event, or -1; only PMEVTYPER has TH */
 static int armv8pmu_dedicated_counter(const struct arm_pmu *cpu_pmu,
 				      const struct perf_event_attr *attr, u32 evnum)
 {
@@ -148,8 +122,6 @@ static int armv8pmu_dedicated_counter(const struct arm_pmu *cpu_pmu,
 	return -1;
 }
 
-/* ---- sysfs: events/, format/, caps/ ---- */
-
 static ssize_t armv8pmu_event_show(struct device *dev,
 				   struct device_attribute *attr, char *page)
 {
@@ -161,12 +133,7 @@ static ssize_t armv8pmu_event_show(struct device *dev,
 
 #define ARMV8PMU_EVENT(nr, name)	PMU_EVENT_ATTR_ID(name, armv8pmu_event_show, nr)
 
-/*
- * Named common events, two per line. The extended range (0x4000 on) is
- * announced by the high halves of PMCEID0/1. "chain" cannot be opened on
- * its own (the driver programs it for 64-bit events); it is listed so that
- * users can see whether this PMU can chain counters.
- */
+/* "chain" cannot be opened; listed, it says whether the PMU can chain */
 static struct attribute *armv8pmu_event_attrs[] = {
 	ARMV8PMU_EVENT(0x00, sw_incr),
 	ARMV8PMU_EVENT(0x01, l1i_cache_refill),		ARMV8PMU_EVENT(0x02, l1i_tlb_refill),
@@ -235,15 +202,10 @@ static const struct attribute_group armv8pmu_events_group = {
 	.is_visible = armv8pmu_event_visible,
 };
 
-/**
- * struct armv8pmu_format - a format/ file: the bits of one config word it names
- * @attr: the sysfs attribute
- * @word: 0 for config, 1 for config1
- * @mask: the bits, as the driver decodes them
- */
+/* A format/ file: the bits of one config word, as the driver decodes them */
 struct armv8pmu_format {
 	struct device_attribute attr;
-	u8 word;
+	u8 word;	/* 0: config, 1: config1 */
 	u64 mask;
 };
 
@@ -336,8 +298,6 @@ static const struct attribute_group armv8pmu_caps_group = {
 	},
 };
 
-/* ---- Generic event maps ---- */
-
 #define ARMV8PMU_HW(gen, arch)						\
 	[PERF_COUNT_HW_##gen] = ARMV8_PMUV3_PERFCTR_##arch
 
@@ -354,12 +314,7 @@ static const unsigned int armv8pmu_hw_map[PERF_COUNT_HW_MAX] = {
 	[PERF_COUNT_HW_REF_CPU_CYCLES] = HW_OP_UNSUPPORTED,
 };
 
-/*
- * Common events only give read access/miss pairs for the generic caches
- * (the read/write splits are IMPLEMENTATION DEFINED), so each row is one
- * cache with every other op unsupported. Rows are written out whole so no
- * initializer overrides another.
- */
+/* Common events give only read access/miss pairs for the generic caches */
 #define ARMV8PMU_CACHE_NO_OP							\
 	{ [C(RESULT_ACCESS)] = CACHE_OP_UNSUPPORTED,				\
 	  [C(RESULT_MISS)] = CACHE_OP_UNSUPPORTED }
@@ -390,14 +345,10 @@ static const unsigned int armv8pmu_cache_map[PERF_COUNT_HW_CACHE_MAX]
 };
 
 /*
- * Second choices: what a generic event counts when the PMU does not
- * implement the common event of the maps above, or they give none. The
- * maps stay first, so that a name counts the same event on every CPU that
- * has it. Any PMUv3 may count branches with PC_WRITE_RETIRED (taken
- * branches, exception returns included) where BR_RETIRED is missing, as on
- * the first ARMv8.0 CPUs. Some CPUs have IMPLEMENTATION DEFINED events,
- * numbered in their technical reference manuals, for cache writes and
- * prefetches and for bus (NODE) accesses, which have no common event.
+ * Second choices, where the PMU lacks the maps' common event or they give
+ * none: PC_WRITE_RETIRED for branches on the first ARMv8.0 CPUs, and some
+ * CPUs' IMPLEMENTATION DEFINED events (their TRMs) for cache writes,
+ * prefetches and bus accesses. The maps stay first: one name, one event.
  */
 struct armv8pmu_alt_event {
 	u32 type;	/* PERF_TYPE_HARDWARE or PERF_TYPE_HW_CACHE */
@@ -486,11 +437,7 @@ static const struct armv8pmu_alt_event armv8pmu_vulcan_alts[] = {
 	{ }
 };
 
-/*
- * The CPUs with second choices of their own, by the PMU name their DT
- * compatible registers (armv8pmu_dt_names[]). ACPI names every PMU
- * armv8_pmuv3_<n> and gets the common ones only.
- */
+/* By DT PMU name; ACPI's armv8_pmuv3_<n> get the common ones only */
 static const struct {
 	const char *name;
 	const struct armv8pmu_alt_event *alts;
@@ -504,13 +451,9 @@ static const struct {
 	{ "armv8_brcm_vulcan",		armv8pmu_vulcan_alts },
 };
 
-/* ---- Counter access ---- */
-
 /*
- * Counter indexes follow the bit positions of PMCNTENSET and friends:
- * event counters 0-30, the cycle counter 31, the instruction counter 32.
- * A chained pair is known by its odd (high) counter; the even one below
- * it holds the low half.
+ * Counter indexes are PMCNTENSET's bits: event counters 0-30, cycles 31,
+ * instructions 32. A chained pair is known by its odd (high) counter.
  */
 static bool armv8pmu_event_wants_pair(const struct perf_event *event)
 {
@@ -607,27 +550,14 @@ static void armv8pmu_write_evtype(struct perf_event *event)
 	}
 }
 
-/* ---- Interrupt ---- */
-
 static bool armv8pmu_event_rdpmc(const struct perf_event *event);
 
 /*
- * Account an overflowed event and arm its next period, with counting
- * frozen. This is the arithmetic of the framework's armpmu_event_update()
- * and armpmu_event_set_period(): count the delta since prev_count, take
- * the period (afresh if more than one elapsed), and restart the counter
- * at -left, at most half its range away so that a late interrupt is not
- * taken for a wrap. Done in one pass, the counter is read once and
- * written once, and prev_count needs no compare-and-exchange: nothing
- * interrupts this handler on its CPU, and a reader it interrupted sees
- * prev_count change and retries.
- *
- * The user page is refreshed only for an rdpmc event, whose reader adds
- * the counter to the page's offset and so must see the counter's new
- * start. Any other event's page offers no counter to add (index 0) and is
- * refreshed when the event is scheduled; refreshing it here costs about
- * 200 instructions per sample of perf record, whose events all have a
- * mapped page.
+ * armpmu_event_update() and armpmu_event_set_period() in one pass, with
+ * counting frozen: no compare-and-exchange, as nothing interrupts this
+ * handler on its CPU and a reader it interrupted retries. Only an rdpmc
+ * reader adds the counter to its page's offset and needs the new start;
+ * other pages show no counter and are refreshed when scheduled.
  *
  * Return: whether a period elapsed, i.e. a sample is due.
  */
@@ -672,14 +602,9 @@ static void armv8pmu_overflow_event(struct perf_event *event, struct pt_regs *re
 }
 
 /*
- * This may run as a pseudo-NMI, so it takes no lock and only touches this
- * CPU's PMU. Counting is frozen while the overflowed events are handled,
- * so a group is sampled at one instant and the handler does not count
- * itself; PMCR is then put back as found rather than re-enabled, because
- * the NMI may have landed inside a pmu_disable() section.
- *
- * No irq_work_run() here: irq_work raised from this context is delivered
- * by its own IPI.
+ * May run as a pseudo-NMI: no lock, this CPU's PMU only. Counting is
+ * frozen so a group is sampled at one instant, then PMCR is put back as
+ * found: the NMI may have landed inside a pmu_disable() section.
  */
 static irqreturn_t armv8pmu_overflow_irq(struct arm_pmu *cpu_pmu)
 {
@@ -712,18 +637,12 @@ static irqreturn_t armv8pmu_overflow_irq(struct arm_pmu *cpu_pmu)
 			armv8pmu_overflow_event(cpuc->events[idx], regs);
 	}
 
-	brbe_resume(cpuc);
+	brbe_resume();
 	write_pmcr(pmcr);
 	return IRQ_HANDLED;
 }
 
-/* ---- Event start/stop (arm_pmu enable/disable) ---- */
-
-/*
- * KVM switches at guest entry/exit only the counters of events that count
- * in the host or in guests but not in both: the others need no bookkeeping
- * there, and skipping the calls keeps them off every context switch.
- */
+/* KVM switches only counters that count in the host or guests, not both */
 static bool armv8pmu_kvm_switched(const struct perf_event_attr *attr)
 {
 	return attr->exclude_host != attr->exclude_guest;
@@ -735,7 +654,6 @@ static void armv8pmu_counter_enable(struct perf_event *event)
 
 	armv8pmu_write_evtype(event);
 
-	/* KVM switches host-only and guest-only counters at guest entry/exit */
 	if (armv8pmu_kvm_switched(&event->attr))
 		kvm_set_pmu_events(cntrs, &event->attr);
 
@@ -757,8 +675,6 @@ static void armv8pmu_counter_disable(struct perf_event *event)
 		kvm_clr_pmu_events(cntrs);
 }
 
-/* ---- Counter allocation (arm_pmu add/del) ---- */
-
 /* Bit n set: counter n is odd and it and counter n - 1 are both set in m */
 static unsigned long armv8pmu_pairs(unsigned long m)
 {
@@ -772,15 +688,10 @@ static unsigned long armv8pmu_pairs(unsigned long m)
  * @fixed: dedicated counter able to count the event, or -1
  * @pair: whether an event counter must be chained with its neighbour
  *
- * The dedicated counter is preferred, keeping event counters for events
- * nothing else can count. A pair is an even counter and the odd one above.
- * Only @used is touched, so the same code serves group validation on a
- * scratch bitmap. This runs twice per event and context switch: it works
- * on the masks' first word (all counters fit there) and takes the lowest
- * free counter or pair in one step rather than searching bit by bit.
+ * The dedicated counter first, keeping event counters for other events.
+ * Only @used is touched, so group validation uses it on a scratch bitmap.
  *
- * Return: the event's counter index (the odd one of a pair), or -EAGAIN
- * when nothing fits, which lets the perf core rotate event groups.
+ * Return: the counter (the odd one of a pair), or -EAGAIN: perf rotates.
  */
 static int armv8pmu_claim_counter(unsigned long *used, const unsigned long *avail,
 				  int fixed, bool pair)
@@ -828,40 +739,21 @@ static int armv8pmu_counter_alloc(struct pmu_hw_events *cpuc, struct perf_event 
 static void armv8pmu_counter_free(struct pmu_hw_events *cpuc, struct perf_event *event)
 {
 	cpuc->used_mask[0] &= ~armv8pmu_event_cntrs(event);
-	/* With no counter left in use, pmu_enable will not call us again */
-	if (has_branch_stack(event) && !cpuc->branch_users)
-		brbe_enable(cpuc);
 }
 
-/* ---- Direct user access to the counters ---- */
-
-/*
- * kernel.perf_user_access. At 0, the default, EL0 never reads a counter.
- * At 1, a task may read the counters of its own events opened with rdpmc.
- */
+/* kernel.perf_user_access: 1 lets a task read its own rdpmc events */
 static int armv8pmu_user_access_on __read_mostly;
 
 /* PMUv3 PMUs set up so far: with more than one, events must name theirs */
 static atomic_t armv8pmu_nr_pmus = ATOMIC_INIT(0);
 
-/*
- * Whether this CPU's host PMUSERENR_EL0 (the register, or KVM's copy while
- * a vCPU is loaded) grants EL0 access: only then does dropping access cost
- * a register write, so the common case of no rdpmc event pays nothing on
- * each of the two pmu_disable() of a context switch.
- */
+/* The host's PMUSERENR_EL0 grants EL0 access: only then is it cleared */
 static DEFINE_PER_CPU(bool, armv8pmu_el0_granted);
 
-/*
- * Whether this CPU's PMCR_EL0.E is set: armv8pmu_counting_off() skips the
- * write, and the ISB after it, when counting already stopped.
- */
+/* PMCR_EL0.E: stopping what already stopped needs no write and no ISB */
 static DEFINE_PER_CPU(bool, armv8pmu_counting);
 
-/*
- * The PMU of this CPU, for the EL0 reads that trap: the counters a task
- * may read are those its events hold on this PMU.
- */
+/* For EL0 reads that trap: a task reads what its events hold on it */
 static DEFINE_PER_CPU(struct arm_pmu *, armv8pmu_cpu_pmu);
 
 static bool armv8pmu_event_rdpmc(const struct perf_event *event)
@@ -869,11 +761,7 @@ static bool armv8pmu_event_rdpmc(const struct perf_event *event)
 	return event->attr.config1 & ARMV8PMU_CFG1_RDPMC;
 }
 
-/*
- * On VHE, while a vCPU is loaded the register holds the guest's value and
- * KVM keeps the host's aside, to write back at vcpu_put(): hand it to KVM.
- * Interrupts are off, so the vCPU cannot be put meanwhile.
- */
+/* With a vCPU loaded (VHE) KVM keeps the host's value, for vcpu_put() */
 static void armv8pmu_userenr_set(u32 val)
 {
 	if (!kvm_set_pmuserenr(val))
@@ -882,12 +770,9 @@ static void armv8pmu_userenr_set(u32 val)
 }
 
 /*
- * The running task's context while the sysctl is on and the task has rdpmc
- * events, scheduled on a counter or not; else NULL. Access follows the
- * task, not its events' places: rotation takes an event off its counter
- * between a reader's look at the page and its mrs, and that mrs must find
- * the sequence count moved, not trap. perf core counts the
- * events flagged PERF_EVENT_FLAG_USER_READ_CNT in each context's nr_user.
+ * The running task's context if it has rdpmc events (nr_user), scheduled
+ * or not: rotation may take one off its counter between a reader's look
+ * at the page and its mrs, which must then see the sequence move, not trap.
  */
 static struct perf_event_context *armv8pmu_user_access_ctx(void)
 {
@@ -899,11 +784,7 @@ static struct perf_event_context *armv8pmu_user_access_ctx(void)
 	return ctx && ctx->nr_user ? ctx : NULL;
 }
 
-/*
- * The counters of the running task's events, both halves of a chained
- * pair: task-bound events scheduled on this CPU are all current's.
- * CPU-wide events are not the task's.
- */
+/* Task-bound events scheduled on this CPU are all current's */
 static u64 armv8pmu_task_counters(const struct pmu_hw_events *cpuc)
 {
 	u64 mask = 0;
@@ -926,14 +807,9 @@ static void armv8pmu_write_pmuacr(u64 val)
 }
 
 /*
- * With FEAT_PMUv3p9, UEN limits EL0 to the counters PMUACR names (ER and
- * CR then only keep EL0 from writing them): the task's own. Without it,
- * ER and CR open every counter to EL0. That is only given while all the
- * counters in use are the task's, after zeroing the idle ones so that
- * nothing a previous context counted can be seen. While a CPU-wide event
- * holds a counter, EL0 access stays off and every read traps instead, to
- * be answered by armv8pmu_el0_access(): slower, but the task still reads
- * its own counters, and never the CPU-wide event's.
+ * With FEAT_PMUv3p9, UEN limits EL0 to the counters PMUACR names. Without
+ * it, ER and CR open every counter: only while all in use are the task's,
+ * the idle ones zeroed. Otherwise reads trap to armv8pmu_el0_access().
  */
 static void armv8pmu_user_access_grant(struct arm_pmu *cpu_pmu,
 				       const struct pmu_hw_events *cpuc)
@@ -956,11 +832,7 @@ static void armv8pmu_user_access_grant(struct arm_pmu *cpu_pmu,
 }
 
 #ifdef CONFIG_ARM64
-/*
- * The counter an EL0 read of sysreg names, -1 if it does not name one.
- * PMEVCNTR<n>_EL0 is CRm 8-11 of CRn 14, n being CRm[1:0]:op2, of which 31
- * is not an event counter.
- */
+/* PMEVCNTR<n>_EL0: n is CRm[1:0]:op2, and 31 is no event counter */
 static int armv8pmu_el0_counter_idx(u32 sysreg)
 {
 	int n = (sys_reg_CRm(sysreg) & 3) << 3 | sys_reg_Op2(sysreg);
@@ -979,11 +851,7 @@ static int armv8pmu_el0_counter_idx(u32 sysreg)
 	return n < ARMV8_PMU_MAX_GENERAL_COUNTERS ? n : -1;
 }
 
-/*
- * Reads of the counters, those in readable as the hardware has them and
- * the others as 0, and the selector that the reader of
- * Documentation/arch/arm64/pmu-user-access.rst sets for PMXEVCNTR_EL0.
- */
+/* Counters not in @readable read 0; PMSELR_EL0 serves PMXEVCNTR_EL0 */
 static bool armv8pmu_el0_emulate(u64 readable, u32 sysreg, bool is_read, u64 *val)
 {
 	int idx;
@@ -1003,10 +871,8 @@ static bool armv8pmu_el0_emulate(u64 readable, u32 sysreg, bool is_read, u64 *va
 }
 
 /*
- * With more than one PMUv3 PMU, a task's rdpmc events name theirs
- * (armv8pmu_check_user_access()): on the CPUs of another PMU, where they
- * cannot count, its reads trap as if it had none. The trap came from EL0,
- * so the context's lock can be taken to walk its PMUs.
+ * On another PMU's CPUs a task's reads trap as if it had no events. The
+ * trap came from EL0, so the context's lock can be taken.
  */
 static bool armv8pmu_task_uses_pmu(struct perf_event_context *ctx,
 				   struct arm_pmu *cpu_pmu)
@@ -1033,14 +899,9 @@ static bool armv8pmu_task_uses_pmu(struct perf_event_context *ctx,
  * @is_read: the access is an MRS, else an MSR
  * @val: the value an MSR writes; where the value an MRS reads goes
  *
- * Called by the arm64 trap handler for an EL0 access that PMUSERENR_EL0
- * (or PMUACR_EL1) does not let through while the running task may read
- * counters: see armv8pmu_user_access_grant(). The task's own counters
- * read as the hardware has them, every other counter as 0.
+ * The task's own counters read as the hardware has them, others as 0.
  *
- * Return: true if the access was carried out, false if it is to remain an
- * undefined instruction: the task may not read this PMU's counters, or
- * @sysreg is neither a counter nor PMSELR_EL0.
+ * Return: false if it stays an undefined instruction.
  */
 bool armv8pmu_el0_access(u32 sysreg, bool is_read, u64 *val)
 {
@@ -1097,11 +958,7 @@ static struct ctl_table armv8pmu_sysctls[] = {
 	},
 };
 
-/*
- * The user page's index: 0 while userspace may not read the counter, else
- * perf's counter number plus one: 1-31 for PMEVCNTR<0-30>_EL0 and 32 for
- * PMCCNTR_EL0, the cycle counter being number 31.
- */
+/* The user page's index: 0 while EL0 may not read it, else counter + 1 */
 static int armv8pmu_user_index(struct perf_event *event)
 {
 	if (!READ_ONCE(armv8pmu_user_access_on) || !armv8pmu_event_rdpmc(event))
@@ -1109,13 +966,7 @@ static int armv8pmu_user_index(struct perf_event *event)
 	return event->hw.idx + 1;
 }
 
-/* ---- PMU start/stop (arm_pmu start/stop/reset) ---- */
-
-/*
- * The cycle counter always overflows at 64 bits (LC), and so do event
- * counters when the PMU has 64-bit ones (LP): 32-bit events get their
- * overflow point from armv8pmu_counter_write().
- */
+/* 32-bit events get their overflow point from armv8pmu_counter_write() */
 static u32 armv8pmu_pmcr_mode(struct arm_pmu *cpu_pmu)
 {
 	u32 mode = ARMV8_PMU_PMCR_LC;
@@ -1126,11 +977,8 @@ static u32 armv8pmu_pmcr_mode(struct arm_pmu *cpu_pmu)
 }
 
 /*
- * perf brackets every change of the events on a CPU (context switch,
- * rotation, add, remove) with pmu_disable/pmu_enable, which end here: user
- * access is dropped on the way in and granted again on the way out only if
- * the task now running has rdpmc events. pmu_enable does not call us when
- * no counter is in use, and then access stays dropped.
+ * perf brackets every change of a CPU's events with pmu_disable/enable:
+ * user access is dropped, then granted only if the task has rdpmc events.
  */
 static void armv8pmu_counting_on(struct arm_pmu *cpu_pmu)
 {
@@ -1155,11 +1003,7 @@ static void armv8pmu_counting_on(struct arm_pmu *cpu_pmu)
 	__this_cpu_write(armv8pmu_counting, true);
 }
 
-/*
- * A context switch disables the PMU twice (the outgoing task's events
- * out, the incoming one's in) and counting restarts only at the end:
- * stopping what already stopped costs neither a write nor an ISB.
- */
+/* A context switch disables the PMU twice and enables it once */
 static void armv8pmu_counting_off(struct arm_pmu *cpu_pmu)
 {
 	if (__this_cpu_read(armv8pmu_counting)) {
@@ -1198,24 +1042,18 @@ static void armv8pmu_cpu_reset(void *info)
 	write_pmcr(armv8pmu_pmcr_mode(cpu_pmu) | ARMV8_PMU_PMCR_P | ARMV8_PMU_PMCR_C);
 	__this_cpu_write(armv8pmu_counting, false);
 
-	brbe_reset(this_cpu_ptr(cpu_pmu->hw_events));
+	brbe_reset();
 }
-
-/* ---- event_init: perf attributes to register values ---- */
 
 /**
  * armv8pmu_el_filter() - exception level filter bits for an event
  * @attr: the event's attributes
  * @kernel_at_el2: the host kernel runs at EL2 (VHE)
  *
- * Userspace runs at EL0. The kernel runs at EL1, or at EL2 with VHE where
- * it is also the hypervisor, so exclude_hv only matters on nVHE where EL2
- * is the hypervisor proper. Guests run at EL0/EL1: on VHE exclude_guest
- * drops EL1, and exclude_host drops EL0 and EL2 (KVM re-includes EL0 for
- * the guest on entry); on nVHE exclude_host drops EL2 and KVM enables and
- * disables the counter at guest entry/exit. The NSK/NSU bits stay zero as
- * the kernel runs in Non-secure state, where they must equal P/U for the
- * same filtering.
+ * A VHE kernel is the hypervisor: exclude_hv only matters on nVHE. On VHE
+ * exclude_guest drops EL1 and exclude_host EL0 and EL2 (KVM re-includes
+ * EL0 for guests); on nVHE KVM switches host-excluded counters. NSK/NSU
+ * stay 0: in Non-secure state they must equal P/U.
  *
  * Return: the PMEVTYPER/PMCCFILTR/PMICFILTR filter bits.
  */
@@ -1264,9 +1102,6 @@ static u64 armv8pmu_threshold_bits(const struct perf_event_attr *attr)
  * @attr: the requested attributes
  * @evnum: the event number, after generic and cache events are mapped
  *
- * Each refusal has its own errno so that users can tell a typo from a
- * missing feature. Nothing is ever counted in a silently different way.
- *
  * Return: 0, -EINVAL for reserved bits, CHAIN or an out of range threshold,
  * -EOPNOTSUPP for features this PMU or driver lacks, -ENOENT for a common
  * event the PMU does not implement.
@@ -1312,14 +1147,9 @@ static int armv8pmu_check_attr(const struct arm_pmu *cpu_pmu,
  * @task_bound: the event counts for one task rather than for a whole CPU
  * @nr_pmus: how many PMUv3 PMUs the system has
  *
- * A CPU-wide event counts whatever runs, so no task could be told it owns
- * it. On a system with several PMUs, a generic or raw event may land on
- * either kind of CPU, where the event number need not mean the same thing:
- * the event must name its PMU by type (and the task should be pinned to
- * that PMU's CPUs). A 64-bit counter for userspace must be one register,
- * as userspace cannot read a chained pair consistently: a 64-bit event
- * counter, or the event's dedicated counter (the cycle counter is 64 bits
- * wide on every PMUv3), which the event then waits for.
+ * With several PMUs an event number may mean another event on the other
+ * CPUs: the event must name its PMU. EL0 cannot read a chained pair
+ * consistently: a long event needs one 64-bit register.
  *
  * Return: 0, -EINVAL for an event not bound to a task, -EOPNOTSUPP for a
  * generic type with several PMUs or long with no 64-bit counter to hold it.
@@ -1360,11 +1190,7 @@ static const struct armv8pmu_alt_event *armv8pmu_alts_of(const struct arm_pmu *c
 	return NULL;
 }
 
-/*
- * perf's event type and config to an event number: the maps, then, for a
- * generic event they leave without an event this PMU implements, the
- * second choices of the CPU and of every PMUv3.
- */
+/* The maps, then the second choices of the CPU and of every PMUv3 */
 static int armv8pmu_evnum(const struct arm_pmu *cpu_pmu, struct perf_event *event)
 {
 	const struct perf_event_attr *attr = &event->attr;
@@ -1384,10 +1210,7 @@ static int armv8pmu_evnum(const struct arm_pmu *cpu_pmu, struct perf_event *even
 	return alt < 0 ? evnum : alt;
 }
 
-/*
- * The framework's map_event: the event number, once the attributes are
- * checked, with the counters the event may take recorded in hw.flags.
- */
+/* map_event: the event number, with the counters it may take in hw.flags */
 static int armv8pmu_validate_and_place(struct perf_event *event)
 {
 	struct arm_pmu *cpu_pmu = to_arm_pmu(event->pmu);
@@ -1443,12 +1266,7 @@ static int armv8pmu_event_filter_set(struct hw_perf_event *hwc,
 	return 0;
 }
 
-/* ---- Probe ---- */
-
-/*
- * PMCEID0 bits [31:0] announce events 0x00-0x1f and bits [63:32] events
- * 0x4000-0x401f; PMCEID1 does the same for 0x20-0x3f and 0x4020-0x403f.
- */
+/* PMCEID0/1's low halves announce 0x00-0x3f, their high ones 0x4000 on */
 static void armv8pmu_probe_cpu(void *info)
 {
 	struct arm_pmu *cpu_pmu = info;
@@ -1472,7 +1290,9 @@ static void armv8pmu_probe_cpu(void *info)
 	if (is_pmuv3p4(cpu_pmu->pmuver))
 		cpu_pmu->reg_pmmir = read_pmmir();
 
-	cpu_pmu->has_branch_stack = brbe_probe();
+	/* The framework hands branch-stack events to BRBE, and only if it can */
+	if (brbe_probe())
+		cpu_pmu->branch_stack_add_del = brbe_add_del;
 }
 
 /* event_init: perf attributes to register values, and the user page */
@@ -1497,19 +1317,16 @@ static void armv8pmu_wire_counters(struct arm_pmu *cpu_pmu)
 /* The CPU's PMU as a whole, and its branch record buffer (BRBE) */
 static void armv8pmu_wire_cpu(struct arm_pmu *cpu_pmu)
 {
-	cpu_pmu->sched_task = brbe_sched_task;
 	cpu_pmu->handle_irq = armv8pmu_overflow_irq;
 	cpu_pmu->reset = armv8pmu_cpu_reset;
 	cpu_pmu->start = armv8pmu_counting_on;
 	cpu_pmu->stop = armv8pmu_counting_off;
-	if (cpu_pmu->has_branch_stack)
+	if (cpu_pmu->branch_stack_add_del) {
+		cpu_pmu->pmu.sched_task = brbe_sched_task;
 		brbe_offer_snapshot();
+	}
 }
 
-/*
- * The framework registers the PMU and hands it to KVM (kvm_host_pmu_init())
- * once this returns.
- */
 static int armv8pmu_init(struct arm_pmu *cpu_pmu, char *name)
 {
 	int ret;
@@ -1637,17 +1454,10 @@ static int __init armv8pmu_driver_init(void)
 }
 device_initcall(armv8pmu_driver_init);
 
-/* ---- User page ---- */
-
 /*
- * The perf core has filled in index and offset (the event's count less
- * the counter's value when the event was last started): say whether the
- * counter may be read at all, and how many of its bits are the event's.
- *
- * This runs inside the page's sequence count, on the event's CPU whenever
- * the event is (re)started: a reader that had selected its counter with
- * PMSELR_EL0 will retry and select again, so the selector is cleared
- * here, and only here, never under a reader whose sequence stays put.
+ * Inside the page's sequence count, on the event's CPU: a reader that had
+ * selected its counter with PMSELR_EL0 retries, so the selector may be
+ * cleared here, and only here.
  */
 static void armv8pmu_update_userpage(struct perf_event *event,
 				     struct perf_event_mmap_page *userpg)
@@ -1668,12 +1478,8 @@ static void armv8pmu_update_userpage(struct perf_event *event,
  * @userpg: the page shared with userspace
  * @now: perf's current time, the base of time_enabled and time_running
  *
- * For our PMU's events, whether and how wide the counter can be read
- * from EL0. Then the time source: perf times events with sched_clock().
- * When that is the architected counter, which userspace can read too
- * (CNTVCT_EL0), give userspace the same conversion so it can extend
- * time_enabled/time_running itself and turn counter values into sample
- * timestamps.
+ * When sched_clock() is the architected counter, which EL0 can read too,
+ * give userspace its conversion to extend times and stamp samples.
  */
 void arch_perf_update_userpage(struct perf_event *event,
 			       struct perf_event_mmap_page *userpg, u64 now)
@@ -1718,11 +1524,7 @@ void arch_perf_update_userpage(struct perf_event *event,
 	userpg->time_mask = mask;
 }
 
-/*
- * The tests exercise the static translation functions above directly, so
- * they are built into this file rather than exporting internals; the
- * driver is never a module, hence KUNIT=y.
- */
+/* The tests call the static functions above; the driver is never a module */
 #if IS_ENABLED(CONFIG_ARM_PMUV3_KUNIT_TEST)
 #include "arm_pmuv3_test.c"
 #endif
