@@ -154,8 +154,8 @@ asm(".pushsection .text\n"
 	"seq_marker_end:	ret\n"
 	".popsection\n");
 
-void brbe_seq(uint64_t brbcr);
-void seq_marker(void);
+typedef void (*brbe_seq_fn)(uint64_t brbcr);
+typedef void (*seq_marker_fn)(void);
 
 /* One case of rec_read(): record n's three registers */
 #define REC(n, crm, i, s, t)						\
@@ -225,7 +225,7 @@ static void seq_record(uint64_t fcr)
 {
 	write_sysreg_s(fcr, SYS_BRBFCR_EL1);
 	brb_iall();
-	brbe_seq(BRBCR_E1BRE);
+	((brbe_seq_fn)ASM_LABEL(brbe_seq))(BRBCR_E1BRE);
 }
 
 static void guest_phase_run(uint64_t phase)
@@ -257,7 +257,7 @@ static void guest_phase_run(uint64_t phase)
 		write_sysreg_s(BRBCR_E0BRE | BRBCR_E1BRE | BRBCR_EXCEPTION | BRBCR_ERTN,
 			       SYS_BRBCR_EL1);
 		isb();
-		seq_marker();
+		((seq_marker_fn)ASM_LABEL(seq_marker))();
 		GUEST_SYNC1(PH_MID);
 		write_sysreg_s(0, SYS_BRBCR_EL1);
 		isb();
@@ -466,8 +466,8 @@ static bool recs_match(const struct exp *exp, int nr)
 
 		if (n >= nr) {
 			if (r->inf) {
-				ksft_print_msg("record %d: inf %#lx src %#lx tgt %#lx, expected none\n",
-					       n, r->inf, r->src, r->tgt);
+				ksft_print_msg("record %d: inf %#lx src %#lx tgt %#lx, %s\n",
+					       n, r->inf, r->src, r->tgt, "expected none");
 				ok = false;
 			}
 			continue;
@@ -475,9 +475,10 @@ static bool recs_match(const struct exp *exp, int nr)
 		if (BRBINF_VALID(r->inf) != BRBINF_VALID_FULL || BRBINF_EL(r->inf) != 1 ||
 		    BRBINF_TYPE(r->inf) != exp[n].type || r->src != exp[n].src ||
 		    r->tgt != exp[n].tgt) {
-			ksft_print_msg("record %d: inf %#lx src %#lx tgt %#lx, expected type %u src %#lx tgt %#lx at EL1\n",
-				       n, r->inf, r->src, r->tgt, exp[n].type, exp[n].src,
-				       exp[n].tgt);
+			ksft_print_msg("record %d: inf %#lx src %#lx tgt %#lx\n",
+				       n, r->inf, r->src, r->tgt);
+			ksft_print_msg("  expected type %u src %#lx tgt %#lx at EL1\n",
+				       exp[n].type, exp[n].src, exp[n].tgt);
 			ok = false;
 		}
 	}
@@ -546,8 +547,8 @@ static void test_records(struct kvm_vcpu *vcpu)
  */
 static void test_isolation(struct kvm_vcpu *vcpu, int host_fd)
 {
-	extern char __executable_start[], etext[];
-	uint64_t lo = (uint64_t)__executable_start, hi = (uint64_t)etext;
+	/* The linker's bounds of this program's text */
+	uint64_t lo = ASM_LABEL(__executable_start), hi = ASM_LABEL(etext);
 	int n, valid, foreign = 0, before = 0;
 	bool ok;
 
