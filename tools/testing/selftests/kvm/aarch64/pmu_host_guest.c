@@ -194,9 +194,10 @@ static void guest_vpmu_code(void)
 }
 
 /*
- * A guest without BRBE (KVM gives it none) must take an UNDEF on every
- * register and instruction of the buffer, which holds the host's records:
- * the host's boot code opens the EL2 traps on them for a nVHE host's own
+ * A guest without BRBE (KVM gives none to one without a vPMU, as here)
+ * must take an UNDEF on every register and instruction of the buffer,
+ * which holds the host's records: the host's boot code opens the EL2
+ * traps on them for a nVHE host's own
  * driver, and a guest runs with the host's traps unless KVM sets its own
  * (under protected KVM, in the hypervisor's own copy of the VM). Each
  * access that traps is counted and skipped; the counts, by kind, go to
