@@ -88,7 +88,7 @@
 #define NREC			32	/* bank 0: what the guest reads */
 #define RETRIES			5
 
-enum phase { PH_ID, PH_SEQ, PH_FILTER, PH_IALL, PH_ISOLATION, PH_HIDDEN, PH_MID };
+enum phase { PH_ID, PH_SEQ, PH_FILTER, PH_IALL, PH_ISOLATION, PH_HIDDEN, PH_NOP, PH_MID };
 
 /* BRBTS_EL1 values: userspace's to the guest, the guest's to userspace */
 #define HOST_BRBTS		0x1234567ULL
@@ -267,6 +267,8 @@ static void guest_phase_run(uint64_t phase)
 		guest_dfr0 = read_sysreg(id_aa64dfr0_el1);
 		read_sysreg_s(SYS_BRBCR_EL1);
 		break;
+	case PH_NOP:
+		break;
 	}
 }
 
@@ -365,6 +367,41 @@ static bool phase_run(struct kvm_vcpu *vcpu, uint64_t phase)
 			       (unsigned long)exits);
 	}
 	return false;
+}
+
+#define ROUND_TRIPS		1000
+
+/*
+ * A figure, not a check: the host's instructions (kernel and hypervisor
+ * included, the guest's excluded) per guest round trip to userspace, for
+ * comparing a vCPU with BRBE and one whose VMM hid it. Return: 0 if the
+ * host cannot count.
+ */
+static uint64_t round_trip_cost(struct kvm_vcpu *vcpu)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.disabled = 1,
+		.exclude_guest = 1,
+	};
+	uint64_t count = 0;
+	int fd, i;
+
+	guest_phase = PH_NOP;
+	sync_global_to_guest(vcpu->vm, guest_phase);
+	run_to_sync(vcpu, PH_NOP);		/* the guest at its sync loop */
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	TEST_ASSERT(!ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), "enable");
+	for (i = 0; i < ROUND_TRIPS; i++)
+		run_to_sync(vcpu, PH_NOP);
+	TEST_ASSERT(!ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), "disable");
+	TEST_ASSERT(read(fd, &count, sizeof(count)) == sizeof(count), "read");
+	close(fd);
+	return count / ROUND_TRIPS;
 }
 
 /* A VM of one vCPU with a vPMU, which KVM requires for BRBE */
@@ -595,6 +632,8 @@ static void test_hidden(void)
 	ok = phase_run(vcpu, PH_HIDDEN);
 	report(ok && !(guest_dfr0 & DFR0_BRBE_MASK), "hidden_brbe_id_reads_zero");
 	report(ok && guest_undefs == 1, "hidden_brbe_register_undefs");
+	ksft_print_msg("host instructions per round trip, BRBE hidden: %lu\n",
+		       round_trip_cost(vcpu));
 	kvm_vm_free(vm);
 }
 
@@ -621,6 +660,8 @@ int main(void)
 	test_id_and_one_reg(vcpu);
 	test_records(vcpu);
 	test_isolation(vcpu, host_fd);
+	ksft_print_msg("host instructions per round trip, guest BRBE: %lu\n",
+		       round_trip_cost(vcpu));
 	kvm_vm_free(vm);
 	close(host_fd);
 
