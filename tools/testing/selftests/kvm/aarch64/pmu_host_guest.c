@@ -194,18 +194,19 @@ static void guest_vpmu_code(void)
 }
 
 /*
- * A guest without BRBE (KVM gives it none) must take an UNDEF on every
- * register and instruction of the buffer, which holds the host's records:
- * the host's boot code opens the EL2 traps on them for a nVHE host's own
- * driver, and a guest runs with the host's traps unless KVM sets its own
- * (under protected KVM, in the hypervisor's own copy of the VM). Each
- * access that traps is counted and skipped; the counts, by kind, go to
- * the host with the sync. Encodings from the Arm ARM (op0 2, op1 1):
- * BRBCR_EL1 c9_c0_0, BRBFCR_EL1 c9_c0_1, BRBTS_EL1 c9_c0_2, BRBINFINJ_EL1
- * c9_c1_0, BRBSRCINJ_EL1 c9_c1_1, BRBTGTINJ_EL1 c9_c1_2, BRBIDR0_EL1
- * c9_c2_0; record n's BRBINF, BRBSRC and BRBTGT are c8_c<n[3:0]>_<op2>
- * with op2 0, 1, 2 for n < 16 and 4, 5, 6 above; BRB IALL and BRB INJ are
- * sys #1, C7, C2, #4 and #5.
+ * A guest without BRBE (KVM gives none to one without a vPMU, as here)
+ * must take an UNDEF on every register and instruction of the buffer,
+ * which holds the host's records: the host's boot code opens the EL2
+ * traps on them for a nVHE host's own driver, and a guest runs with the
+ * host's traps unless KVM sets its own (under protected KVM, in the
+ * hypervisor's own copy of the VM). Each access that traps is counted
+ * and skipped; the counts, by kind, go to the host with the sync.
+ * Encodings from the Arm ARM (op0 2, op1 1): BRBCR_EL1 c9_c0_0,
+ * BRBFCR_EL1 c9_c0_1, BRBTS_EL1 c9_c0_2, BRBINFINJ_EL1 c9_c1_0,
+ * BRBSRCINJ_EL1 c9_c1_1, BRBTGTINJ_EL1 c9_c1_2, BRBIDR0_EL1 c9_c2_0;
+ * record n's BRBINF, BRBSRC and BRBTGT are c8_c<n[3:0]>_<op2> with op2
+ * 0, 1, 2 for n < 16 and 4, 5, 6 above; BRB IALL and BRB INJ are sys #1,
+ * C7, C2, #4 and #5.
  */
 #define BRBE_CONTROL_READS	7
 #define BRBE_CONTROL_WRITES	6

@@ -1,0 +1,670 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * brbe_guest - a KVM guest with a vPMU programs the Branch Record Buffer
+ *
+ * KVM shows ID_AA64DFR0_EL1.BRBE to a guest with a vPMU where the host has
+ * BRBE, leaves the guest's BRBE registers and BRB IALL/INJ untrapped, and
+ * switches BRBCR_EL1, BRBFCR_EL1 and BRBTS_EL1 at every entry and exit,
+ * emptying the buffer (BRB IALL) each time so that no record crosses
+ * between host and guest (Documentation/arch/arm64/pmu-kvm.rst).
+ *
+ * The guest programs the buffer itself, as on bare metal, and hands what
+ * it read to the host, which checks:
+ *
+ *   - a known sequence of branches at guest EL1 (B, BL, B, RET, CBZ, BR)
+ *     gives exactly its six records, newest first: source, target, type,
+ *     EL and validity, and nothing older (the guest emptied the buffer);
+ *   - a filter (BRBFCR_EL1 RTN | DIRCALL) keeps the BL and the RET only;
+ *   - BRB IALL leaves no valid record;
+ *   - with every level, type, exception and exception return recorded
+ *     across an exit to the host (which meanwhile records its own
+ *     branches with a branch-stack perf event, kernel and hypervisor
+ *     included), every record the guest finds is its own: EL1, source
+ *     and target inside this program's text, and none made before the
+ *     exit (the switch empties the buffer);
+ *   - the guest's BRBFCR_EL1 and BRBTS_EL1 are vCPU state that userspace
+ *     reads and writes through one-reg (KVM_GET_REG_LIST lists them);
+ *   - userspace can hide BRBE (ID_AA64DFR0_EL1.BRBE written 0): the guest
+ *     then reads BRBE as absent and takes an UNDEF on BRBCR_EL1.
+ *
+ * A guest run that exits more than once (a host interrupt in the middle)
+ * loses its records at that exit, by design: such a run is repeated, at
+ * most RETRIES times. Under QEMU's -icount the runs are deterministic.
+ *
+ * Encodings and fields from the Arm ARM (op0 2, op1 1): BRBCR_EL1
+ * c9_c0_0, BRBFCR_EL1 c9_c0_1, BRBTS_EL1 c9_c0_2, BRBIDR0_EL1 c9_c2_0;
+ * record n < 16's BRBINF, BRBSRC, BRBTGT c8_c<n>_0, _1, _2, record n + 16's
+ * c8_c<n>_4, _5, _6; BRB IALL is sys #1, C7, C2, #4.
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+
+#include <kvm_util.h>
+#include <processor.h>
+#include <test_util.h>
+#include <vgic.h>
+
+#define BRBCR_E0BRE		BIT(0)
+#define BRBCR_E1BRE		BIT(1)
+#define BRBCR_ERTN		BIT(22)
+#define BRBCR_EXCEPTION		BIT(23)
+
+#define BRBFCR_DIRECT		BIT(17)
+#define BRBFCR_INDIRECT		BIT(18)
+#define BRBFCR_RTN		BIT(19)
+#define BRBFCR_INDCALL		BIT(20)
+#define BRBFCR_DIRCALL		BIT(21)
+#define BRBFCR_CONDDIR		BIT(22)
+#define BRBFCR_ALL		(BRBFCR_DIRECT | BRBFCR_INDIRECT | BRBFCR_RTN | \
+				 BRBFCR_INDCALL | BRBFCR_DIRCALL | BRBFCR_CONDDIR)
+
+#define BRBINF_VALID(inf)	((inf) & 3)
+#define BRBINF_VALID_TARGET	1
+#define BRBINF_VALID_SOURCE	2
+#define BRBINF_VALID_FULL	3
+#define BRBINF_EL(inf)		(((inf) >> 6) & 3)
+#define BRBINF_TYPE(inf)	(((inf) >> 8) & 0x3f)
+#define TYPE_DIRECT		0
+#define TYPE_INDIRECT		1
+#define TYPE_DIRECT_LINK	2
+#define TYPE_RET		5
+#define TYPE_DIRECT_COND	8
+
+#define DFR0_BRBE_SHIFT		52
+#define DFR0_BRBE_MASK		(0xfULL << DFR0_BRBE_SHIFT)
+
+#define SYS_BRBCR_EL1		sys_reg(2, 1, 9, 0, 0)
+#define SYS_BRBFCR_EL1		sys_reg(2, 1, 9, 0, 1)
+#define SYS_BRBTS_EL1		sys_reg(2, 1, 9, 0, 2)
+#define SYS_BRBIDR0_EL1		sys_reg(2, 1, 9, 2, 0)
+
+#define REG_BRBCR_EL1		ARM64_SYS_REG(2, 1, 9, 0, 0)
+#define REG_BRBFCR_EL1		ARM64_SYS_REG(2, 1, 9, 0, 1)
+#define REG_BRBTS_EL1		ARM64_SYS_REG(2, 1, 9, 0, 2)
+
+#define NREC			32	/* bank 0: what the guest reads */
+#define RETRIES			5
+
+enum phase { PH_ID, PH_SEQ, PH_FILTER, PH_IALL, PH_ISOLATION, PH_HIDDEN, PH_NOP, PH_MID };
+
+/* BRBTS_EL1 values: userspace's to the guest, the guest's to userspace */
+#define HOST_BRBTS		0x1234567ULL
+#define GUEST_BRBTS		0x7654321ULL
+
+struct rec {
+	uint64_t inf, src, tgt;
+};
+
+/* Set by the host before each run */
+static uint64_t guest_phase;
+/* Filled by the guest: the records of bank 0, and the ID values */
+static struct rec guest_recs[NREC];
+static uint64_t guest_dfr0, guest_brbidr0, guest_brbts, guest_undefs;
+
+/* As pmu_host_guest.c: an asm label's address, right in host and guest */
+#define ASM_LABEL(label)						\
+({									\
+	uint64_t __addr;						\
+									\
+	asm("adrp %0, " #label "\n\t"					\
+	    "add %0, %0, :lo12:" #label					\
+	    : "=r" (__addr));						\
+	__addr;								\
+})
+
+/*
+ * brbe_seq(brbcr): record with BRBCR_EL1 = brbcr around six taken
+ * branches, then stop. The ISB makes the enabling write act before the
+ * first branch, the one after the disabling write before the return.
+ */
+asm(".pushsection .text\n"
+	".global brbe_seq\n"
+	"brbe_seq:\n"
+	"	mov	x9, x30\n"
+	"	msr	s2_1_c9_c0_0, x0\n"
+	"	isb\n"
+	".global seq_b\n"
+	"seq_b:	b	seq_bl\n"
+	"	udf	#0\n"
+	".global seq_bl\n"
+	"seq_bl:	bl	seq_callee\n"
+	".global seq_after_bl\n"
+	"seq_after_bl:	b	seq_cbz\n"
+	".global seq_callee\n"
+	"seq_callee:	ret\n"
+	".global seq_cbz\n"
+	"seq_cbz:	cbz	xzr, seq_br_setup\n"
+	"	udf	#0\n"
+	".global seq_br_setup\n"
+	"seq_br_setup:	adr	x1, seq_end\n"
+	".global seq_br\n"
+	"seq_br:	br	x1\n"
+	"	udf	#0\n"
+	".global seq_end\n"
+	"seq_end:	msr	s2_1_c9_c0_0, xzr\n"
+	"	isb\n"
+	"	mov	x30, x9\n"
+	"	ret\n"
+	".global seq_marker\n"
+	"seq_marker:	b	seq_marker_end\n"
+	".global seq_marker_end\n"
+	"seq_marker_end:	ret\n"
+	".popsection\n");
+
+typedef void (*brbe_seq_fn)(uint64_t brbcr);
+typedef void (*seq_marker_fn)(void);
+
+/* One case of rec_read(): record n's three registers */
+#define REC(n, crm, i, s, t)						\
+	case n:								\
+		r.inf = read_sysreg_s(sys_reg(2, 1, 8, crm, i));	\
+		r.src = read_sysreg_s(sys_reg(2, 1, 8, crm, s));	\
+		r.tgt = read_sysreg_s(sys_reg(2, 1, 8, crm, t));	\
+		break
+
+/* Record n of bank 0, which the encoding names: one case per record */
+static struct rec rec_read(int n)
+{
+	struct rec r = { 0 };
+
+	switch (n) {
+	REC(0, 0, 0, 1, 2);
+	REC(1, 1, 0, 1, 2);
+	REC(2, 2, 0, 1, 2);
+	REC(3, 3, 0, 1, 2);
+	REC(4, 4, 0, 1, 2);
+	REC(5, 5, 0, 1, 2);
+	REC(6, 6, 0, 1, 2);
+	REC(7, 7, 0, 1, 2);
+	REC(8, 8, 0, 1, 2);
+	REC(9, 9, 0, 1, 2);
+	REC(10, 10, 0, 1, 2);
+	REC(11, 11, 0, 1, 2);
+	REC(12, 12, 0, 1, 2);
+	REC(13, 13, 0, 1, 2);
+	REC(14, 14, 0, 1, 2);
+	REC(15, 15, 0, 1, 2);
+	REC(16, 0, 4, 5, 6);
+	REC(17, 1, 4, 5, 6);
+	REC(18, 2, 4, 5, 6);
+	REC(19, 3, 4, 5, 6);
+	REC(20, 4, 4, 5, 6);
+	REC(21, 5, 4, 5, 6);
+	REC(22, 6, 4, 5, 6);
+	REC(23, 7, 4, 5, 6);
+	REC(24, 8, 4, 5, 6);
+	REC(25, 9, 4, 5, 6);
+	REC(26, 10, 4, 5, 6);
+	REC(27, 11, 4, 5, 6);
+	REC(28, 12, 4, 5, 6);
+	REC(29, 13, 4, 5, 6);
+	REC(30, 14, 4, 5, 6);
+	REC(31, 15, 4, 5, 6);
+	}
+	return r;
+}
+
+static void recs_read(void)
+{
+	int n;
+
+	for (n = 0; n < NREC; n++)
+		guest_recs[n] = rec_read(n);
+}
+
+static void brb_iall(void)
+{
+	asm volatile("sys #1, C7, C2, #4" : : : "memory");
+}
+
+/* Empty the buffer, then record brbe_seq()'s branches of the types in fcr */
+static void seq_record(uint64_t fcr)
+{
+	write_sysreg_s(fcr, SYS_BRBFCR_EL1);
+	brb_iall();
+	((brbe_seq_fn)ASM_LABEL(brbe_seq))(BRBCR_E1BRE);
+}
+
+static void guest_phase_run(uint64_t phase)
+{
+	switch (phase) {
+	case PH_ID:
+		guest_dfr0 = read_sysreg(id_aa64dfr0_el1);
+		guest_brbidr0 = read_sysreg_s(SYS_BRBIDR0_EL1);
+		guest_brbts = read_sysreg_s(SYS_BRBTS_EL1);
+		write_sysreg_s(GUEST_BRBTS, SYS_BRBTS_EL1);
+		break;
+	case PH_SEQ:
+		seq_record(BRBFCR_ALL);
+		recs_read();
+		break;
+	case PH_FILTER:
+		seq_record(BRBFCR_RTN | BRBFCR_DIRCALL);
+		recs_read();
+		break;
+	case PH_IALL:
+		seq_record(BRBFCR_ALL);
+		guest_recs[0] = rec_read(0);
+		brb_iall();
+		guest_recs[1] = rec_read(0);
+		break;
+	case PH_ISOLATION:
+		write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
+		brb_iall();
+		write_sysreg_s(BRBCR_E0BRE | BRBCR_E1BRE | BRBCR_EXCEPTION | BRBCR_ERTN,
+			       SYS_BRBCR_EL1);
+		isb();
+		((seq_marker_fn)ASM_LABEL(seq_marker))();
+		GUEST_SYNC1(PH_MID);
+		write_sysreg_s(0, SYS_BRBCR_EL1);
+		isb();
+		recs_read();
+		break;
+	case PH_HIDDEN:
+		guest_dfr0 = read_sysreg(id_aa64dfr0_el1);
+		read_sysreg_s(SYS_BRBCR_EL1);
+		break;
+	case PH_NOP:
+		break;
+	}
+}
+
+static void guest_code(void)
+{
+	for (;;) {
+		uint64_t phase = READ_ONCE(guest_phase);
+
+		guest_phase_run(phase);
+		GUEST_SYNC1(phase);
+	}
+}
+
+static void guest_undef_handler(struct ex_regs *regs)
+{
+	guest_undefs++;
+	regs->pc += 4;
+}
+
+/* ---- host side ---- */
+
+#define report(cond, fmt, ...) ksft_test_result(cond, fmt "\n", ##__VA_ARGS__)
+
+static uint64_t vcpu_stat(struct kvm_vcpu *vcpu, const char *name)
+{
+	struct kvm_stats_header header;
+	struct kvm_stats_desc *descs, *d;
+	uint64_t val = 0;
+	int fd, i;
+
+	fd = vcpu_get_stats_fd(vcpu);
+	read_stats_header(fd, &header);
+	descs = read_stats_descriptors(fd, &header);
+	for (i = 0; i < header.num_desc; i++) {
+		d = get_stats_descriptor(descs, i, &header);
+		if (!strcmp(d->name, name)) {
+			read_stat_data(fd, &header, d, &val, 1);
+			break;
+		}
+	}
+	TEST_ASSERT(i < header.num_desc, "no vcpu stat %s", name);
+	free(descs);
+	close(fd);
+	return val;
+}
+
+static void run_to_sync(struct kvm_vcpu *vcpu, uint64_t want)
+{
+	struct ucall uc;
+
+	vcpu_run(vcpu);
+	switch (get_ucall(vcpu, &uc)) {
+	case UCALL_SYNC:
+		TEST_ASSERT(uc.args[0] == want, "guest sync %lu, not %lu",
+			    (unsigned long)uc.args[0], (unsigned long)want);
+		break;
+	case UCALL_ABORT:
+		REPORT_GUEST_ASSERT(uc);
+		break;
+	default:
+		TEST_FAIL("guest exit %u without its sync", vcpu->run->exit_reason);
+	}
+}
+
+/*
+ * One guest phase, with the guest's results copied back. Where the guest
+ * reads records, its last stretch (the whole phase, or from the isolation
+ * phase's own exit on) must be one run that exits only at its sync: an
+ * exit in between (a stage-2 fault on first touching a page, a host
+ * interrupt) empties the buffer. The other phases trap on ID registers
+ * or UNDEF, and run once.
+ * Return: false if no try got there.
+ */
+static bool phase_run(struct kvm_vcpu *vcpu, uint64_t phase)
+{
+	struct kvm_vm *vm = vcpu->vm;
+	uint64_t exits;
+	int try;
+
+	for (try = 0; try < RETRIES; try++) {
+		guest_phase = phase;
+		sync_global_to_guest(vm, guest_phase);
+		if (phase == PH_ISOLATION)
+			run_to_sync(vcpu, PH_MID);
+		exits = vcpu_stat(vcpu, "exits");
+		run_to_sync(vcpu, phase);
+		exits = vcpu_stat(vcpu, "exits") - exits;
+		sync_global_from_guest(vm, guest_recs);
+		sync_global_from_guest(vm, guest_dfr0);
+		sync_global_from_guest(vm, guest_brbidr0);
+		sync_global_from_guest(vm, guest_brbts);
+		sync_global_from_guest(vm, guest_undefs);
+		if (exits == 1 || phase == PH_ID || phase == PH_HIDDEN)
+			return true;
+		ksft_print_msg("phase %lu: %lu exits, again\n", (unsigned long)phase,
+			       (unsigned long)exits);
+	}
+	return false;
+}
+
+#define ROUND_TRIPS		1000
+
+/*
+ * A figure, not a check: the host's instructions (kernel and hypervisor
+ * included, the guest's excluded) per guest round trip to userspace, for
+ * comparing a vCPU with BRBE and one whose VMM hid it. Return: 0 if the
+ * host cannot count.
+ */
+static uint64_t round_trip_cost(struct kvm_vcpu *vcpu)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.disabled = 1,
+		.exclude_guest = 1,
+	};
+	uint64_t count = 0;
+	int fd, i;
+
+	guest_phase = PH_NOP;
+	sync_global_to_guest(vcpu->vm, guest_phase);
+	run_to_sync(vcpu, PH_NOP);		/* the guest at its sync loop */
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	TEST_ASSERT(!ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), "enable");
+	for (i = 0; i < ROUND_TRIPS; i++)
+		run_to_sync(vcpu, PH_NOP);
+	TEST_ASSERT(!ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), "disable");
+	TEST_ASSERT(read(fd, &count, sizeof(count)) == sizeof(count), "read");
+	close(fd);
+	return count / ROUND_TRIPS;
+}
+
+/* A VM of one vCPU with a vPMU, which KVM requires for BRBE */
+static struct kvm_vcpu *vpmu_vm_create(struct kvm_vm **vm)
+{
+	struct kvm_vcpu_init init;
+	struct kvm_vcpu *vcpu;
+	int irq = 23;		/* a PPI, as KVM requires */
+	struct kvm_device_attr irq_attr = {
+		.group = KVM_ARM_VCPU_PMU_V3_CTRL,
+		.attr = KVM_ARM_VCPU_PMU_V3_IRQ,
+		.addr = (uint64_t)&irq,
+	};
+	struct kvm_device_attr init_attr = {
+		.group = KVM_ARM_VCPU_PMU_V3_CTRL,
+		.attr = KVM_ARM_VCPU_PMU_V3_INIT,
+	};
+
+	*vm = vm_create(1);
+	vm_ioctl(*vm, KVM_ARM_PREFERRED_TARGET, &init);
+	init.features[0] |= 1 << KVM_ARM_VCPU_PMU_V3;
+	vcpu = aarch64_vcpu_add(*vm, 0, &init, guest_code);
+	/* An unexpected exception (an UNDEF) fails the run, naming itself */
+	vm_init_descriptor_tables(*vm);
+	vcpu_init_descriptor_tables(vcpu);
+	TEST_ASSERT(vgic_v3_setup(*vm, 1, 64) >= 0, "vGICv3");
+	vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &irq_attr);
+	vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &init_attr);
+	return vcpu;
+}
+
+static bool reg_listed(struct kvm_vcpu *vcpu, uint64_t id)
+{
+	struct kvm_reg_list *list = vcpu_get_reg_list(vcpu);
+	bool found = false;
+	uint64_t i;
+
+	for (i = 0; i < list->n; i++)
+		found |= list->reg[i] == id;
+	free(list);
+	return found;
+}
+
+/*
+ * A branch-stack event of the host on this thread, every level but the
+ * guest's, so that the host records while the vCPU runs: -1 if the host
+ * has no BRBE (or refuses).
+ */
+static int host_branch_event(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.sample_period = 1000000000ULL,
+		.sample_type = PERF_SAMPLE_BRANCH_STACK,
+		.branch_sample_type = PERF_SAMPLE_BRANCH_ANY,
+		.exclude_guest = 1,
+	};
+
+	return syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+static bool protected_kvm(void)
+{
+	char line[4096] = "";
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		fclose(f);
+	}
+	return strstr(line, "kvm-arm.mode=protected");
+}
+
+static int valid_count(void)
+{
+	int n, valid = 0;
+
+	for (n = 0; n < NREC; n++)
+		valid += BRBINF_VALID(guest_recs[n].inf) != 0;
+	return valid;
+}
+
+struct exp {
+	unsigned int type;
+	uint64_t src, tgt;
+};
+
+/* Records 0..nr-1 are exp[] at guest EL1, record nr and older invalid */
+static bool recs_match(const struct exp *exp, int nr)
+{
+	bool ok = true;
+	int n;
+
+	for (n = 0; n < NREC; n++) {
+		const struct rec *r = &guest_recs[n];
+
+		if (n >= nr) {
+			if (r->inf) {
+				ksft_print_msg("record %d: inf %#lx src %#lx tgt %#lx, %s\n",
+					       n, r->inf, r->src, r->tgt, "expected none");
+				ok = false;
+			}
+			continue;
+		}
+		if (BRBINF_VALID(r->inf) != BRBINF_VALID_FULL || BRBINF_EL(r->inf) != 1 ||
+		    BRBINF_TYPE(r->inf) != exp[n].type || r->src != exp[n].src ||
+		    r->tgt != exp[n].tgt) {
+			ksft_print_msg("record %d: inf %#lx src %#lx tgt %#lx\n",
+				       n, r->inf, r->src, r->tgt);
+			ksft_print_msg("  expected type %u src %#lx tgt %#lx at EL1\n",
+				       exp[n].type, exp[n].src, exp[n].tgt);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+static void test_id_and_one_reg(struct kvm_vcpu *vcpu)
+{
+	unsigned int numrec;
+	uint64_t val;
+	bool ok, set;
+
+	/* Without KVM's BRBE the register is unknown (ENOENT): go on to the UNDEF */
+	set = !__vcpu_set_reg(vcpu, REG_BRBTS_EL1, HOST_BRBTS);
+	ok = phase_run(vcpu, PH_ID);
+	numrec = guest_brbidr0 & 0xff;
+	ksft_print_msg("guest ID_AA64DFR0_EL1 %#lx, BRBIDR0_EL1 %#lx (%u records)\n",
+		       guest_dfr0, guest_brbidr0, numrec);
+	report(ok && (guest_dfr0 & DFR0_BRBE_MASK) &&
+	       (numrec == 8 || numrec == 16 || numrec == 32 || numrec == 64),
+	       "guest_sees_brbe");
+	report(reg_listed(vcpu, REG_BRBCR_EL1) && reg_listed(vcpu, REG_BRBFCR_EL1) &&
+	       reg_listed(vcpu, REG_BRBTS_EL1), "reg_list_has_brbe_controls");
+	report(set && guest_brbts == HOST_BRBTS, "one_reg_brbts_reaches_guest");
+	vcpu_get_reg(vcpu, REG_BRBTS_EL1, &val);
+	report(val == GUEST_BRBTS, "one_reg_brbts_from_guest");
+	/* BRBCR_EL1 bit 2 is RES0 */
+	report(__vcpu_set_reg(vcpu, REG_BRBCR_EL1, BIT(2) | BRBCR_E1BRE) < 0 &&
+	       errno == EINVAL, "one_reg_refuses_res0");
+}
+
+static void test_records(struct kvm_vcpu *vcpu)
+{
+	const struct exp seq[] = {
+		{ TYPE_INDIRECT, ASM_LABEL(seq_br), ASM_LABEL(seq_end) },
+		{ TYPE_DIRECT_COND, ASM_LABEL(seq_cbz), ASM_LABEL(seq_br_setup) },
+		{ TYPE_DIRECT, ASM_LABEL(seq_after_bl), ASM_LABEL(seq_cbz) },
+		{ TYPE_RET, ASM_LABEL(seq_callee), ASM_LABEL(seq_after_bl) },
+		{ TYPE_DIRECT_LINK, ASM_LABEL(seq_bl), ASM_LABEL(seq_callee) },
+		{ TYPE_DIRECT, ASM_LABEL(seq_b), ASM_LABEL(seq_bl) },
+	};
+	const struct exp filtered[] = { seq[3], seq[4] };
+	uint64_t val;
+	bool ok;
+
+	ok = phase_run(vcpu, PH_SEQ);
+	report(ok && recs_match(seq, ARRAY_SIZE(seq)), "sequence_records_exact");
+
+	ok = phase_run(vcpu, PH_FILTER);
+	report(ok && recs_match(filtered, ARRAY_SIZE(filtered)), "filter_rtn_dircall_exact");
+	vcpu_get_reg(vcpu, REG_BRBFCR_EL1, &val);
+	report(val == (BRBFCR_RTN | BRBFCR_DIRCALL), "one_reg_brbfcr_from_guest");
+
+	ok = phase_run(vcpu, PH_IALL);
+	ksft_print_msg("record 0 before BRB IALL: inf %#lx, after: inf %#lx\n",
+		       guest_recs[0].inf, guest_recs[1].inf);
+	report(ok && guest_recs[0].src == seq[0].src && !guest_recs[1].inf &&
+	       !guest_recs[1].src && !guest_recs[1].tgt, "iall_empties");
+}
+
+/*
+ * Every record the guest finds across an exit is its own: at EL1 (the
+ * guest runs nothing at EL0 here; the host's EL2 and EL0 show as 2 and 0),
+ * each valid side inside this program's text, where the host's kernel and
+ * hypervisor never are, and none from before the exit.
+ */
+static void test_isolation(struct kvm_vcpu *vcpu, int host_fd)
+{
+	/* The linker's bounds of this program's text */
+	uint64_t lo = ASM_LABEL(__executable_start), hi = ASM_LABEL(etext);
+	int n, valid, foreign = 0, before = 0;
+	bool ok;
+
+	TEST_ASSERT(!ioctl(host_fd, PERF_EVENT_IOC_ENABLE, 0), "host branch event enable");
+	ok = phase_run(vcpu, PH_ISOLATION);
+	TEST_ASSERT(!ioctl(host_fd, PERF_EVENT_IOC_DISABLE, 0), "host branch event disable");
+
+	for (n = 0; n < NREC; n++) {
+		const struct rec *r = &guest_recs[n];
+		uint64_t v = BRBINF_VALID(r->inf);
+
+		if (!v)
+			continue;
+		if (BRBINF_EL(r->inf) != 1 ||
+		    ((v & BRBINF_VALID_SOURCE) && (r->src < lo || r->src >= hi)) ||
+		    ((v & BRBINF_VALID_TARGET) && (r->tgt < lo || r->tgt >= hi))) {
+			ksft_print_msg("record %d not the guest's: inf %#lx src %#lx tgt %#lx\n",
+				       n, r->inf, r->src, r->tgt);
+			foreign++;
+		}
+		if (r->src == ASM_LABEL(seq_marker))
+			before++;
+	}
+	valid = valid_count();
+	ksft_print_msg("after the exit: %d valid records, %d not the guest's, %d from before\n",
+		       valid, foreign, before);
+	report(ok && valid >= 2 && !foreign, "guest_records_only_its_own");
+	report(ok && !before, "exit_empties_guest_records");
+}
+
+/* Userspace hides BRBE: the guest sees none and UNDEFs on its registers */
+static void test_hidden(void)
+{
+	uint64_t dfr0, id = KVM_ARM64_SYS_REG(SYS_ID_AA64DFR0_EL1);
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	bool ok;
+
+	vcpu = vpmu_vm_create(&vm);
+	vm_install_sync_handler(vm, VECTOR_SYNC_CURRENT, ESR_EC_UNKNOWN, guest_undef_handler);
+	vcpu_get_reg(vcpu, id, &dfr0);
+	vcpu_set_reg(vcpu, id, dfr0 & ~DFR0_BRBE_MASK);
+	report(!reg_listed(vcpu, REG_BRBCR_EL1), "hidden_brbe_not_in_reg_list");
+	ok = phase_run(vcpu, PH_HIDDEN);
+	report(ok && !(guest_dfr0 & DFR0_BRBE_MASK), "hidden_brbe_id_reads_zero");
+	report(ok && guest_undefs == 1, "hidden_brbe_register_undefs");
+	ksft_print_msg("host instructions per round trip, BRBE hidden: %lu\n",
+		       round_trip_cost(vcpu));
+	kvm_vm_free(vm);
+}
+
+int main(void)
+{
+	uint64_t dfr0, id = KVM_ARM64_SYS_REG(SYS_ID_AA64DFR0_EL1);
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	int host_fd;
+
+	ksft_print_header();
+	TEST_REQUIRE(kvm_has_cap(KVM_CAP_ARM_PMU_V3));
+	host_fd = host_branch_event();
+	if (host_fd < 0)
+		ksft_exit_skip("the host has no branch-stack events (no BRBE): %s\n",
+			       strerror(errno));
+
+	vcpu = vpmu_vm_create(&vm);
+	vcpu_get_reg(vcpu, id, &dfr0);
+	if (!(dfr0 & DFR0_BRBE_MASK) && protected_kvm())
+		ksft_exit_skip("protected KVM keeps BRBE from its guests\n");
+
+	ksft_set_plan(5 + 4 + 2 + 3);
+	test_id_and_one_reg(vcpu);
+	test_records(vcpu);
+	test_isolation(vcpu, host_fd);
+	ksft_print_msg("host instructions per round trip, guest BRBE: %lu\n",
+		       round_trip_cost(vcpu));
+	kvm_vm_free(vm);
+	close(host_fd);
+
+	test_hidden();
+	ksft_finished();
+}
