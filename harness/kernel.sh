@@ -3,8 +3,9 @@
 # Our patches to base files (patches/) and our own files over a copy of the
 # pristine base: build an arm64 Image.
 #
-#   harness/kernel.sh [image]    build, print the Image path
-#   harness/kernel.sh path       print the Image path, build nothing
+#   harness/kernel.sh [build]    build the Image (nothing on stdout)
+#   harness/kernel.sh path       print the Image's path, build nothing
+#   harness/kernel.sh image      both: build, then print the path
 #   harness/kernel.sh src        sync the overlaid source tree, print its path
 #   harness/kernel.sh builddir   print the build folder
 #   harness/kernel.sh make ARGS  run make in the build folder (e.g. W=1 C=1 drivers/perf/)
@@ -54,14 +55,15 @@ esac
 # base; ARM64_BRBE, our overlay's, is mainline's BRBE driver under the same
 # name (drivers/perf/Kconfig), so it must land.
 KCONFIG_RENAMES=()
+# The tree under the overlay: its path now, unpacked only to build.
+TREE_SCRIPT=$HARNESS/base.sh
 if [ "$VARIANT" = mainline ]; then
-	BASE_TREE=$("$HARNESS/mainline.sh" | tail -n 1)
+	TREE_SCRIPT=$HARNESS/mainline.sh
 	# shellcheck source=../MAINLINE
 	. "$TOP/MAINLINE"
 	KCONFIG_RENAMES=(-e 's/^CONFIG_PROC_SYSCTL=/CONFIG_SYSCTL=/')
-else
-	BASE_TREE=$("$HARNESS/base.sh")
 fi
+BASE_TREE=$("$TREE_SCRIPT" path)
 fragments() { cat "${FRAGMENTS[@]}" | sed -e "" "${KCONFIG_RENAMES[@]}"; }
 # The series check builds each step of the series in these same folders,
 # so it costs incremental builds, not a second kernel: OVERLAY_DIR is then
@@ -144,7 +146,7 @@ check_config() {
 configure() {
 	mkdir -p "$OBJ"
 	fragments > "$OBJ/fragment.config"
-	kmake allnoconfig KCONFIG_ALLCONFIG="$OBJ/fragment.config"
+	kmake allnoconfig KCONFIG_ALLCONFIG="$OBJ/fragment.config" >&2
 	[ "${KCONFIG_LENIENT:-0}" = 1 ] || check_config
 }
 
@@ -152,28 +154,27 @@ build_image() {
 	sync_source
 	configure
 	msg "building $TARGET in $OBJ"
-	kmake "$TARGET"
-	echo "$IMAGE_PATH"
+	kmake "$TARGET" >&2
 }
 
 IMAGE_PATH=$OBJ/arch/$ARCH/boot/$TARGET
-if [ "${1:-}" = path ]; then
-	echo "$IMAGE_PATH"
-	exit 0
-fi
+VERB=${1:-build}
+case "$VERB" in
+path) echo "$IMAGE_PATH"; exit 0 ;;
+builddir) echo "$OBJ"; exit 0 ;;
+build|image|src|make) ;;
+*) die "usage: $0 build|path|image|src|builddir|make ARGS" ;;
+esac
 
-# One build at a time per source tree: two makes in one folder corrupt it.
-mkdir -p "$(dirname "$SRC")"
-exec 9> "$SRC.lock"
-if ! flock -n 9; then
-	msg "waiting for $SRC.lock: another build of this source tree holds it"
-	flock 9
-fi
+"$TREE_SCRIPT" build >&2
+# One build at a time per source tree (ours, base and mainline have one
+# each; FLAVOUR and KARCH share ours): two makes in one folder corrupt it.
+take_lock "$SRC.lock" "VARIANT=$VARIANT FLAVOUR=${FLAVOUR:-plain} KARCH=$KARCH \
+kernel.sh $VERB${OVERLAY_LIST:+ (series check of $OVERLAY_DIR)} in $OBJ"
 
-case "${1:-image}" in
-image) build_image ;;
+case "$VERB" in
+build) build_image ;;
+image) build_image; echo "$IMAGE_PATH" ;;
 src) sync_source; echo "$SRC" ;;
-builddir) echo "$OBJ" ;;
 make) shift; sync_source; configure; kmake "$@" ;;
-*) die "usage: $0 [image|src|builddir|make ARGS]" ;;
 esac

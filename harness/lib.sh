@@ -122,3 +122,26 @@ overlay_path() {
 		echo "$TOP/$2"
 	fi
 }
+
+# Build scripts take two verbs: `build` (make the output if it is missing;
+# nothing on stdout) and `path` (print where the output is, named by its
+# inputs, without building). built SCRIPT...: both, for a caller that
+# needs the output now.
+built() {
+	"$@" build >&2 && "$@" path
+}
+
+# take_lock FILE WHAT: hold FILE's lock on fd 9 until exit. If another
+# command holds it, say which (it wrote itself into FILE) and wait.
+take_lock() {
+	local file=$1 holder
+	mkdir -p "$(dirname "$file")"
+	exec 9>> "$file"
+	if ! flock -n 9; then
+		holder=$(cat "$file" 2>/dev/null) || true
+		msg "waiting for $file, held by: ${holder:-an older harness}"
+		flock 9
+		msg "got $file"
+	fi
+	printf 'pid %s since %s: %s\n' "$$" "$(date +%T)" "$2" > "$file"
+}
