@@ -89,17 +89,21 @@ kmake() {
 
 # Bring $SRC to base + overlay: restore files we stopped carrying, copy
 # changed overlay files (and only those, so make sees what changed).
+# sync_source check changes nothing and fails if anything would change.
 sync_source() {
-	local f from patched
+	local check=${1:-} f from patched new
 	if [ ! -f "$SRC/.complete" ]; then
+		[ -z "$check" ] || return 1
 		msg "copying the base tree to $SRC"
 		rm -rf "$SRC" && mkdir -p "$(dirname "$SRC")"
 		cp -a "$BASE_TREE" "$SRC" && chmod -R u+w "$SRC"
 		: > "$MANIFEST" && touch "$SRC/.complete"
 	fi
-	overlay > "$MANIFEST.new"
+	new=$(mktemp "$MANIFEST.XXXXXX")
+	overlay > "$new"
 	while read -r f; do
-		grep -qxF "$f" "$MANIFEST.new" && continue
+		grep -qxF "$f" "$new" && continue
+		[ -z "$check" ] || { rm -f "$new"; return 1; }
 		if [ -e "$BASE_TREE/$f" ]; then
 			cp --remove-destination "$BASE_TREE/$f" "$SRC/$f"
 		else
@@ -111,10 +115,23 @@ sync_source() {
 		from=$OVERLAY_DIR/$f
 		[ -n "${OVERLAY_LIST:-}" ] || from=$(overlay_path "$patched" "$f")
 		cmp -s "$from" "$SRC/$f" && continue
+		[ -z "$check" ] || { rm -f "$new"; return 1; }
 		mkdir -p "$(dirname "$SRC/$f")"
 		cp --remove-destination "$from" "$SRC/$f"
-	done < "$MANIFEST.new"
-	mv "$MANIFEST.new" "$MANIFEST"
+	done < "$new"
+	if [ -n "$check" ]; then rm -f "$new"; else mv "$new" "$MANIFEST"; fi
+}
+
+# lock_tree WHAT: builds of one source tree (each FLAVOUR and KARCH in its
+# own build folder) share it while it is in sync; a build that must sync
+# it waits for the others to finish, saying so.
+lock_tree() {
+	take_lock "$SRC.lock" "$1" -s
+	sync_source check && return 0
+	take_lock "$SRC.lock" "$1, syncing the tree" -x
+	sync_source
+	flock -s 9
+	printf 'pid %s since %s: %s\n' "$$" "$(date +%T)" "$1" > "$SRC.lock"
 }
 
 # Every option the fragment names must have landed as written; a typo or
@@ -151,7 +168,6 @@ configure() {
 }
 
 build_image() {
-	sync_source
 	configure
 	msg "building $TARGET in $OBJ"
 	kmake "$TARGET" >&2
@@ -167,14 +183,17 @@ build|image|src|make) ;;
 esac
 
 "$TREE_SCRIPT" build >&2
-# One build at a time per source tree (ours, base and mainline have one
-# each; FLAVOUR and KARCH share ours): two makes in one folder corrupt it.
-take_lock "$SRC.lock" "VARIANT=$VARIANT FLAVOUR=${FLAVOUR:-plain} KARCH=$KARCH \
+# One build at a time per build folder (two makes in one corrupt it), and
+# the source tree (ours, base and mainline have one each; FLAVOUR and
+# KARCH share ours) unchanged under every build that reads it.
+WHAT="VARIANT=$VARIANT FLAVOUR=${FLAVOUR:-plain} KARCH=$KARCH \
 kernel.sh $VERB${OVERLAY_LIST:+ (series check of $OVERLAY_DIR)} in $OBJ"
+[ "$VERB" = src ] || take_lock "$OBJ.lock" "$WHAT" -x 8
+lock_tree "$WHAT"
 
 case "$VERB" in
 build) build_image ;;
 image) build_image; echo "$IMAGE_PATH" ;;
-src) sync_source; echo "$SRC" ;;
-make) shift; sync_source; configure; kmake "$@" ;;
+src) echo "$SRC" ;;
+make) shift; configure; kmake "$@" ;;
 esac
