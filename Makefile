@@ -15,12 +15,13 @@
 H := harness
 export CACHE ?= $(HOME)/.cache/arm64-pmu
 
-.PHONY: help deps need-deps base kernel perf tests initramfs qemu run demo \
-	check series series-check bench base-edit base-refresh
+.PHONY: help deps need-deps base kernel perf tests initramfs qemu-build \
+	boot-deps qemu run demo check series series-check bench base-edit \
+	base-refresh
 
 help:
 	@sed -n 's/^#   //p' Makefile
-	@echo "other targets: deps base kernel perf tests initramfs qemu run series series-check"
+	@echo "other targets: deps base kernel perf tests initramfs qemu-build qemu run series series-check"
 	@echo "base files: make base-edit [FILES='path...'], edit build/base-edit/, make base-refresh"
 
 deps:
@@ -29,29 +30,42 @@ deps:
 need-deps:
 	@$(H)/deps.sh --if-missing
 
+# Each build script builds with `build` and prints its output's path with
+# `path`: these targets do both.
 base: need-deps
-	@$(H)/base.sh
+	@$(H)/base.sh build && $(H)/base.sh path
 
 kernel: need-deps
-	@$(H)/kernel.sh image
+	@$(H)/kernel.sh build && $(H)/kernel.sh path
 
 perf: need-deps
-	@$(H)/perf.sh
+	@$(H)/perf.sh build && $(H)/perf.sh path
 
 tests: need-deps
-	@$(H)/tests.sh
+	@$(H)/tests.sh build && $(H)/tests.sh path
 
+INITRAMFS := $(H)/$(if $(filter arm,$(KARCH)),arm32/)initramfs.sh
 initramfs: need-deps
-	@$(H)/initramfs.sh
+	@$(INITRAMFS) build && $(INITRAMFS) path
 
-qemu: need-deps
+qemu-build: need-deps
+	@$(H)/qemu/build.sh build && $(H)/qemu/build.sh path
+
+# What qemu.sh boots (it builds nothing): the kernel and initramfs for
+# KARCH and our QEMU, unless IMAGE=, INITRD= or QEMU= name others
+boot-deps: need-deps
+	@$(if $(IMAGE),:,$(H)/kernel.sh build)
+	@$(if $(INITRD),:,$(INITRAMFS) build)
+	@$(if $(QEMU),:,$(H)/qemu/build.sh build)
+
+qemu: boot-deps
 	@$(H)/qemu.sh shell
 
-run: need-deps
+run: $(if $(CMD),boot-deps)
 	@test -n "$(CMD)" || { echo "usage: make run CMD='...' [SHARE=dir]"; exit 2; }
 	@$(H)/qemu.sh run "$(CMD)"
 
-demo: need-deps
+demo: boot-deps
 	@$(H)/demo.sh
 
 check: need-deps

@@ -18,7 +18,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-BASE_TREE=$("$HARNESS/base.sh")
+BASE_TREE=$(built "$HARNESS/base.sh")
 DRV=$BASE_TREE/drivers/perf/arm_pmuv3.c
 FWK=$BASE_TREE/drivers/perf/arm_pmu.c
 WORK=$(mktemp -d)

@@ -4,7 +4,9 @@
 # our files replaces whole is byte-identical to the version the series was
 # written against (BASE.sha256).
 #
-#   harness/base.sh          unpack (if needed) and verify, print the tree path
+#   harness/base.sh [build]  unpack (if needed) and verify
+#   harness/base.sh path     print the tree's path (named by the installed
+#                            package's version), unpack nothing
 #   harness/base.sh record   rewrite BASE and BASE.sha256 from the installed base
 
 . "$(dirname "$0")/lib.sh"
@@ -47,14 +49,23 @@ record() {
 	msg "recorded $(wc -l < "$TOP/BASE.sha256") base files at $v"
 }
 
-verify() {
-	local v bad=0 f
+# installed: the tree of the installed package, which may have moved on
+# from BASE (verify says so)
+installed() {
+	local v
 	v=$(installed_version)
 	if [ "$v" != "$BASE_DEB_VERSION" ]; then
-		msg "WARNING: installed $BASE_DEB_PACKAGE is $v, the series was written against $BASE_DEB_VERSION"
-		msg "WARNING: unpacking $v; files the series modifies are checked below"
 		BASE_DEB_VERSION=$v
 		BASE_TREE=$CACHE/base/$v/linux-source-6.12
+		return 1
+	fi
+}
+
+verify() {
+	local bad=0 f
+	if ! installed; then
+		msg "WARNING: installed $BASE_DEB_PACKAGE is $BASE_DEB_VERSION, the series was written against $(sed -n 's/^BASE_DEB_VERSION=//p' "$TOP/BASE")"
+		msg "WARNING: unpacking $BASE_DEB_VERSION; files the series modifies are checked below"
 	fi
 	unpack
 	while read -r sum f; do
@@ -71,11 +82,11 @@ verify() {
 	[ $bad = 0 ] || die "the base moved under the overlay. To rebase: diff each file named above
   against the new base, port our changes onto it, then run 'harness/base.sh record' and commit
   BASE and BASE.sha256."
-	echo "$BASE_TREE"
 }
 
-case "${1:-verify}" in
+case "${1:-build}" in
+build|verify) verify ;;
+path) installed || true; echo "$BASE_TREE" ;;
 record) record ;;
-verify) verify ;;
-*) die "usage: $0 [verify|record]" ;;
+*) die "usage: $0 build|path|record" ;;
 esac

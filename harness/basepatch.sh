@@ -17,7 +17,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-BASE_TREE=$("$HARNESS/base.sh")
+BASE_TREE=$(built "$HARNESS/base.sh")
 EDIT=$TOP/build/base-edit
 export QUILT_PATCHES=patches QUILT_SERIES=series
 export QUILT_REFRESH_ARGS='-p ab --no-timestamps --no-index --sort'

@@ -93,7 +93,7 @@ build_programs() {
 	[ -f "$BIN/.built" ] && return 0
 	msg "building the benchmark programs into $BIN"
 	rm -rf "$BIN" && mkdir -p "$BIN/root/bench" || return 1
-	kvm=$("$HARNESS/kvm-tests.sh" | tail -n 1) || return 1
+	kvm=$(built "$HARNESS/kvm-tests.sh") || return 1
 	install -m 755 "$kvm/kvm_exit" "$BIN/root/bench/kvm_exit" || return 1
 	for c in "$SRC_DIR"/*.c; do
 		# a host program, and the one kvm-tests.sh builds
@@ -175,7 +175,7 @@ build_all() {
 	fi
 	build_programs >> "$OUT/build.log" 2>&1 || failed "$OUT/build.log"
 	if [ -z "${INITRD:-}" ]; then
-		INITRD=$("$HARNESS/initramfs.sh" 2>> "$OUT/build.log" | tail -n 1) ||
+		INITRD=$(built "$HARNESS/initramfs.sh" 2>> "$OUT/build.log") ||
 			failed "$OUT/build.log"
 	fi
 	build_plugin
@@ -189,7 +189,7 @@ build_all() {
 # options, so the plugin rides in a wrapper that qemu.sh runs as its QEMU.
 boot() {
 	local image qemu=$QEMU
-	image=$(tail -n 1 "$TMP/image-$1")
+	image=$(cat "$TMP/image-$1")
 	rm -f "$OUT/$1.sysreg"
 	if [ -n "$PLUGIN" ]; then
 		qemu=$TMP/qemu-$1
@@ -416,7 +416,7 @@ report() {
 		for v in "${VARIANTS[@]}"; do
 			[ "$v" = base ] || printf ', '
 			printf '%s: {"image": %s, "uname": %s, "pmu": %s, "clock_ns_per_insn": %s, "ctxsw_no_events": %s}' \
-				"$(json_str "$v")" "$(json_str "$(tail -n 1 "$TMP/image-$v")")" \
+				"$(json_str "$v")" "$(json_str "$(cat "$TMP/image-$v")")" \
 				"$(json_str "$(field "$v" kernel) $(rest "$v" kernel)")" \
 				"$(json_str "$(field "$v" pmu) $(rest "$v" pmu)")" \
 				"$(json_val "$(field "$v" clock)")" "$(json_val "$(field "$v" ctxsw-0)")"
@@ -445,7 +445,7 @@ report() {
 }
 
 mkdir -p "$OUT"
-QEMU=${QEMU:-$("$HARNESS/qemu/build.sh" | tail -n 1)}
+QEMU=${QEMU:-$(built "$HARNESS/qemu/build.sh")}
 export QEMU
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

@@ -22,7 +22,7 @@ base) IMAGE=$(VARIANT=base "$HARNESS/kernel.sh" path) ;;
 mainline) IMAGE=$(VARIANT=mainline "$HARNESS/kernel.sh" path) ;;
 arm32)
 	IMAGE=$(KARCH=arm "$HARNESS/kernel.sh" path)
-	INITRD=$("$HARNESS/arm32/initramfs.sh")
+	INITRD=$("$HARNESS/arm32/initramfs.sh" path)
 	;;
 *) die "unknown kernel '$kernel'" ;;
 esac

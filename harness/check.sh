@@ -18,12 +18,11 @@ export KUNIT=1
 
 # tally NAME: count the results in build/check/NAME.log
 tally() {
-	local out p f s
-	out=$(awk -f "$HARNESS/tap-count.awk" "$LOGS/$1.log")
-	read -r p f s <<< "$(tail -n 1 <<< "$out")"
+	local p f s
+	read -r p f s < <(awk -v only=counts -f "$HARNESS/tap-count.awk" "$LOGS/$1.log")
 	PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
 	printf '%-28s %4d passed, %d failed, %d skipped\n' "$1" "$p" "$f" "$s"
-	sed '$d' <<< "$out" | sed 's/^/    /'
+	awk -v only=details -f "$HARNESS/tap-count.awk" "$LOGS/$1.log" | sed 's/^/    /'
 }
 
 # The suites (harness/suites.txt) without comments: "name|kernel|knobs|plans"
@@ -35,10 +34,10 @@ suite_rows() {
 # How each kernel of the table other than ours is built, beside the boots
 build_cmd() {
 	case "$1" in
-	debug) echo 'FLAVOUR=debug $(H)/kernel.sh image' ;;
-	base) echo 'VARIANT=base $(H)/kernel.sh image' ;;
-	arm32) echo 'KARCH=arm $(H)/kernel.sh image && $(H)/arm32/initramfs.sh' ;;
-	mainline) echo 'VARIANT=mainline nice -n 10 $(H)/kernel.sh image' ;;
+	debug) echo 'FLAVOUR=debug $(H)/kernel.sh build' ;;
+	base) echo 'VARIANT=base $(H)/kernel.sh build' ;;
+	arm32) echo 'KARCH=arm $(H)/kernel.sh build && $(H)/arm32/initramfs.sh build' ;;
+	mainline) echo 'VARIANT=mainline nice -n 10 $(H)/kernel.sh build' ;;
 	*) die "suites.txt: unknown kernel '$1'" ;;
 	esac
 }
@@ -105,17 +104,19 @@ tally_suite() {
 build_all() {
 	msg "building kernel, perf, selftests and initramfs (logs: $LOGS/build.log)"
 	{
-		IMAGE=$("$HARNESS/kernel.sh" image | tail -n 1) &&
-		PERF_BIN=$("$HARNESS/perf.sh" | tail -n 1) &&
-		TESTS_DIR=$("$HARNESS/tests.sh" | tail -n 1) &&
-		INITRD=$(PERF_BIN=$PERF_BIN TESTS_DIR=$TESTS_DIR "$HARNESS/initramfs.sh" | tail -n 1) &&
-		QEMU=$("$HARNESS/qemu/build.sh" | tail -n 1) &&
-		HETERO_DTB=$(QEMU=$QEMU SMP=2 "$HARNESS/dt/hetero-dtb.sh" | tail -n 1)
+		"$HARNESS/kernel.sh" build &&
+		"$HARNESS/initramfs.sh" build &&
+		"$HARNESS/qemu/build.sh" build &&
+		QEMU= SMP=2 "$HARNESS/dt/hetero-dtb.sh" build
 	} > "$LOGS/build.log" 2>&1 || {
 		tail -n 40 "$LOGS/build.log"
 		echo "0 passed, 1 failed, 0 skipped"
 		exit 1
 	}
+	IMAGE=$("$HARNESS/kernel.sh" path)
+	INITRD=$("$HARNESS/initramfs.sh" path)
+	QEMU=$("$HARNESS/qemu/build.sh" path)
+	HETERO_DTB=$(QEMU= SMP=2 "$HARNESS/dt/hetero-dtb.sh" path)
 	export IMAGE INITRD QEMU
 }
 
@@ -125,7 +126,7 @@ build_all() {
 debug_report() {
 	local tests=0 splats=0 iters=0 name out
 	for name in "$@"; do
-		out=$(awk -f "$HARNESS/tap-count.awk" "$LOGS/$name.log" | tail -n 1)
+		out=$(awk -v only=counts -f "$HARNESS/tap-count.awk" "$LOGS/$name.log")
 		tests=$((tests + $(awk '{ print $1 + $2 + $3 }' <<< "$out")))
 		splats=$((splats + $(sed -n 's/^# splats: \([0-9]*\)$/\1/p' "$LOGS/$name.log" |
 				     awk '{ n += $1 } END { print n + 0 }')))

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The main job: boot the patched kernel and show the unmodified perf tool
 # listing, counting and sampling on our PMUv3 driver, branch stacks from
-# BRBE and SPE records.
+# BRBE and SPE records. It boots what is built: make demo builds it first.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -38,5 +38,4 @@ perf report -i /tmp/spe.data --stdio --mem-mode --sort sym,symbol_daddr,mem 2>/d
 	awk '/^# Samples:/ { on = /event .memory./ } on && /%/' 
 SCRIPT
 
-msg "building what is missing (first run: about 10 minutes), then booting"
 "$HARNESS/qemu.sh" run "$GUEST"

@@ -1,14 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Pack busybox, perf, our test programs, the test plans and the init script
-# into a cpio archive; print its path.
+# into a cpio archive.
+#
+#   harness/initramfs.sh [build]   build it (and perf, the selftests and the
+#                                  KVM tests it holds) if needed
+#   harness/initramfs.sh path      print its path, build nothing
+#
+# The archive is named by its inputs: the paths of perf, the selftests and
+# the KVM tests (each named by its own inputs), the host's busybox and bash,
+# the plans, the guest files and this script.
 
 . "$(dirname "$0")/lib.sh"
 
 BUSYBOX=/bin/busybox
-PERF_BIN=${PERF_BIN:-$("$HARNESS/perf.sh" | tail -n 1)}
-TESTS_DIR=${TESTS_DIR:-$("$HARNESS/tests.sh" | tail -n 1)}
-KVM_TESTS_DIR=${KVM_TESTS_DIR:-$("$HARNESS/kvm-tests.sh" | tail -n 1)}
+PERF_BIN=$("$HARNESS/perf.sh" path)
+TESTS_DIR=$("$HARNESS/tests.sh" path)
+KVM_TESTS_DIR=$("$HARNESS/kvm-tests.sh" path)
 
 # The base tree's own perf shell tests that the plans run, in tests/shell
 # beside the perf binary as perf test expects them, and bash to run them:
@@ -16,7 +24,8 @@ KVM_TESTS_DIR=${KVM_TESTS_DIR:-$("$HARNESS/kvm-tests.sh" | tail -n 1)}
 # the tests' templates (guest/mktemp, first in PATH, takes them).
 # bash-static:arm64 is Debian's static bash.
 BASH_STATIC=/bin/bash-static
-PERF_SHELL_DIR=$("$HARNESS/base.sh" | tail -n 1)/tools/perf/tests/shell
+BASE_TREE=$("$HARNESS/base.sh" path)
+PERF_SHELL_DIR=$BASE_TREE/tools/perf/tests/shell
 PERF_SHELL_TESTS=(test_arm_spe.sh test_arm_spe_fork.sh test_brstack.sh lib/perf_has_symbol.sh)
 
 # An amd64 busybox would boot to a kernel panic ("init failed"): say why.
@@ -24,14 +33,23 @@ is_arm64_elf() {
 	[ "$(od -An -j18 -N2 -tu2 "$1" | tr -d ' ')" = 183 ]
 }
 
-is_arm64_elf "$BUSYBOX" || die "$BUSYBOX is not arm64: run 'make deps' (busybox-static:arm64)"
-is_arm64_elf "$PERF_BIN" || die "$PERF_BIN is not an arm64 perf"
-is_arm64_elf "$BASH_STATIC" || die "$BASH_STATIC is not arm64: run 'make deps' (bash-static:arm64)"
+# The base tree, perf and the test folders are named by their inputs: their
+# paths stand for their contents.
+OUT=$CACHE/initramfs/$({ hash_inputs "$BUSYBOX" "$BASH_STATIC" \
+	"$HARNESS/plans" "$HARNESS/guest" "$HARNESS/qemu/guest" "$0"
+	echo "$PERF_BIN $TESTS_DIR $KVM_TESTS_DIR $BASE_TREE"; } | sha256sum | cut -c1-16).cpio
 
-OUT=$CACHE/initramfs/$(hash_inputs "$BUSYBOX" "$BASH_STATIC" "$PERF_BIN" "$TESTS_DIR" "$KVM_TESTS_DIR" \
-	"$HARNESS/plans" "$HARNESS/guest" "$HARNESS/qemu/guest" \
-	"${PERF_SHELL_TESTS[@]/#/$PERF_SHELL_DIR/}" "$0").cpio
-if [ ! -f "$OUT" ]; then
+build() {
+	local t
+	[ -f "$OUT" ] && return 0
+	"$HARNESS/perf.sh" build
+	"$HARNESS/tests.sh" build
+	"$HARNESS/kvm-tests.sh" build
+	"$HARNESS/base.sh" build
+	is_arm64_elf "$BUSYBOX" || die "$BUSYBOX is not arm64: run 'make deps' (busybox-static:arm64)"
+	is_arm64_elf "$PERF_BIN" || die "$PERF_BIN is not an arm64 perf"
+	is_arm64_elf "$BASH_STATIC" || die "$BASH_STATIC is not arm64: run 'make deps' (bash-static:arm64)"
+	msg "packing $OUT"
 	root=$(mktemp -d)
 	# mktemp made it 0700: the guest's / must let other users in
 	chmod 755 "$root"
@@ -70,5 +88,10 @@ if [ ! -f "$OUT" ]; then
 	mkdir -p "$(dirname "$OUT")"
 	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$OUT.tmp"
 	mv "$OUT.tmp" "$OUT"
-fi
-echo "$OUT"
+}
+
+case "${1:-build}" in
+build) build ;;
+path) echo "$OUT" ;;
+*) die "usage: $0 build|path" ;;
+esac

@@ -3,8 +3,9 @@
 # Our patches to base files (patches/) and our own files over a copy of the
 # pristine base: build an arm64 Image.
 #
-#   harness/kernel.sh [image]    build, print the Image path
-#   harness/kernel.sh path       print the Image path, build nothing
+#   harness/kernel.sh [build]    build the Image (nothing on stdout)
+#   harness/kernel.sh path       print the Image's path, build nothing
+#   harness/kernel.sh image      both: build, then print the path
 #   harness/kernel.sh src        sync the overlaid source tree, print its path
 #   harness/kernel.sh builddir   print the build folder
 #   harness/kernel.sh make ARGS  run make in the build folder (e.g. W=1 C=1 drivers/perf/)
@@ -54,14 +55,15 @@ esac
 # base; ARM64_BRBE, our overlay's, is mainline's BRBE driver under the same
 # name (drivers/perf/Kconfig), so it must land.
 KCONFIG_RENAMES=()
+# The tree under the overlay: its path now, unpacked only to build.
+TREE_SCRIPT=$HARNESS/base.sh
 if [ "$VARIANT" = mainline ]; then
-	BASE_TREE=$("$HARNESS/mainline.sh" | tail -n 1)
+	TREE_SCRIPT=$HARNESS/mainline.sh
 	# shellcheck source=../MAINLINE
 	. "$TOP/MAINLINE"
 	KCONFIG_RENAMES=(-e 's/^CONFIG_PROC_SYSCTL=/CONFIG_SYSCTL=/')
-else
-	BASE_TREE=$("$HARNESS/base.sh")
 fi
+BASE_TREE=$("$TREE_SCRIPT" path)
 fragments() { cat "${FRAGMENTS[@]}" | sed -e "" "${KCONFIG_RENAMES[@]}"; }
 # The series check builds each step of the series in these same folders,
 # so it costs incremental builds, not a second kernel: OVERLAY_DIR is then
@@ -87,17 +89,21 @@ kmake() {
 
 # Bring $SRC to base + overlay: restore files we stopped carrying, copy
 # changed overlay files (and only those, so make sees what changed).
+# sync_source check changes nothing and fails if anything would change.
 sync_source() {
-	local f from patched
+	local check=${1:-} f from patched new
 	if [ ! -f "$SRC/.complete" ]; then
+		[ -z "$check" ] || return 1
 		msg "copying the base tree to $SRC"
 		rm -rf "$SRC" && mkdir -p "$(dirname "$SRC")"
 		cp -a "$BASE_TREE" "$SRC" && chmod -R u+w "$SRC"
 		: > "$MANIFEST" && touch "$SRC/.complete"
 	fi
-	overlay > "$MANIFEST.new"
+	new=$(mktemp "$MANIFEST.XXXXXX")
+	overlay > "$new"
 	while read -r f; do
-		grep -qxF "$f" "$MANIFEST.new" && continue
+		grep -qxF "$f" "$new" && continue
+		[ -z "$check" ] || { rm -f "$new"; return 1; }
 		if [ -e "$BASE_TREE/$f" ]; then
 			cp --remove-destination "$BASE_TREE/$f" "$SRC/$f"
 		else
@@ -109,10 +115,23 @@ sync_source() {
 		from=$OVERLAY_DIR/$f
 		[ -n "${OVERLAY_LIST:-}" ] || from=$(overlay_path "$patched" "$f")
 		cmp -s "$from" "$SRC/$f" && continue
+		[ -z "$check" ] || { rm -f "$new"; return 1; }
 		mkdir -p "$(dirname "$SRC/$f")"
 		cp --remove-destination "$from" "$SRC/$f"
-	done < "$MANIFEST.new"
-	mv "$MANIFEST.new" "$MANIFEST"
+	done < "$new"
+	if [ -n "$check" ]; then rm -f "$new"; else mv "$new" "$MANIFEST"; fi
+}
+
+# lock_tree WHAT: builds of one source tree (each FLAVOUR and KARCH in its
+# own build folder) share it while it is in sync; a build that must sync
+# it waits for the others to finish, saying so.
+lock_tree() {
+	take_lock "$SRC.lock" "$1" -s
+	sync_source check && return 0
+	take_lock "$SRC.lock" "$1, syncing the tree" -x
+	sync_source
+	flock -s 9
+	printf 'pid %s since %s: %s\n' "$$" "$(date +%T)" "$1" > "$SRC.lock"
 }
 
 # Every option the fragment names must have landed as written; a typo or
@@ -144,36 +163,37 @@ check_config() {
 configure() {
 	mkdir -p "$OBJ"
 	fragments > "$OBJ/fragment.config"
-	kmake allnoconfig KCONFIG_ALLCONFIG="$OBJ/fragment.config"
+	kmake allnoconfig KCONFIG_ALLCONFIG="$OBJ/fragment.config" >&2
 	[ "${KCONFIG_LENIENT:-0}" = 1 ] || check_config
 }
 
 build_image() {
-	sync_source
 	configure
 	msg "building $TARGET in $OBJ"
-	kmake "$TARGET"
-	echo "$IMAGE_PATH"
+	kmake "$TARGET" >&2
 }
 
 IMAGE_PATH=$OBJ/arch/$ARCH/boot/$TARGET
-if [ "${1:-}" = path ]; then
-	echo "$IMAGE_PATH"
-	exit 0
-fi
+VERB=${1:-build}
+case "$VERB" in
+path) echo "$IMAGE_PATH"; exit 0 ;;
+builddir) echo "$OBJ"; exit 0 ;;
+build|image|src|make) ;;
+*) die "usage: $0 build|path|image|src|builddir|make ARGS" ;;
+esac
 
-# One build at a time per source tree: two makes in one folder corrupt it.
-mkdir -p "$(dirname "$SRC")"
-exec 9> "$SRC.lock"
-if ! flock -n 9; then
-	msg "waiting for $SRC.lock: another build of this source tree holds it"
-	flock 9
-fi
+"$TREE_SCRIPT" build >&2
+# One build at a time per build folder (two makes in one corrupt it), and
+# the source tree (ours, base and mainline have one each; FLAVOUR and
+# KARCH share ours) unchanged under every build that reads it.
+WHAT="VARIANT=$VARIANT FLAVOUR=${FLAVOUR:-plain} KARCH=$KARCH \
+kernel.sh $VERB${OVERLAY_LIST:+ (series check of $OVERLAY_DIR)} in $OBJ"
+[ "$VERB" = src ] || take_lock "$OBJ.lock" "$WHAT" -x 8
+lock_tree "$WHAT"
 
-case "${1:-image}" in
-image) build_image ;;
-src) sync_source; echo "$SRC" ;;
-builddir) echo "$OBJ" ;;
-make) shift; sync_source; configure; kmake "$@" ;;
-*) die "usage: $0 [image|src|builddir|make ARGS]" ;;
+case "$VERB" in
+build) build_image ;;
+image) build_image; echo "$IMAGE_PATH" ;;
+src) echo "$SRC" ;;
+make) shift; configure; kmake "$@" ;;
 esac

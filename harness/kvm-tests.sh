@@ -3,12 +3,13 @@
 # Build the KVM selftests run in the guest, statically linked for arm64:
 # the base tree's aarch64/vpmu_counter_access and get-reg-list (its
 # aarch64 part split off), unchanged, and our aarch64/pmu_host_guest and
-# aarch64/brbe_guest
-# (tools/testing/selftests/kvm/aarch64/ of the overlay), all on the base
-# tree's unmodified KVM selftest library, and on the same library the KVM
-# benchmark of make bench, harness/bench/kvm_exit.c (with its bench.h),
-# built as aarch64/kvm_exit.
-# Print the folder holding the five binaries.
+# aarch64/brbe_guest (tools/testing/selftests/kvm/aarch64/ of the
+# overlay), all on the base tree's unmodified KVM selftest library, and on
+# the same library the KVM benchmark of make bench, harness/bench/
+# kvm_exit.c (with its bench.h), built as aarch64/kvm_exit.
+#
+#   harness/kvm-tests.sh [build]   build the five binaries if needed
+#   harness/kvm-tests.sh path      print their folder, build nothing
 #
 # The build runs on a scratch copy of the base's tools/ (the kvm Makefile
 # writes generated headers into it) with the base's UAPI headers from
@@ -26,8 +27,11 @@ PROGS="aarch64/vpmu_counter_access get-reg-list $OURS $BRBE $BENCH"
 OUT=$CACHE/kvm-tests/$(hash_inputs "$TOP/$KVM_SELFTESTS" "$TOP/BASE" "$0" \
 	"$HARNESS/bench/kvm_exit.c" "$HARNESS/bench/bench.h")
 
-if [ ! -f "$OUT/.built" ]; then
-	BASE_TREE=$("$HARNESS/base.sh")
+build() {
+	local p
+	[ -f "$OUT/.built" ] && return 0
+	"$HARNESS/base.sh" build
+	BASE_TREE=$("$HARNESS/base.sh" path)
 	rm -rf "$OUT" && mkdir -p "$OUT"
 	work=$(mktemp -d "$CACHE/kvm-tests/.work.XXXXXX")
 	trap 'rm -rf "$work"' EXIT
@@ -60,5 +64,10 @@ if [ ! -f "$OUT/.built" ]; then
 		install -m 755 "$work/out/$p" "$OUT/${p##*/}"
 	done
 	touch "$OUT/.built"
-fi
-echo "$OUT"
+}
+
+case "${1:-build}" in
+build) build ;;
+path) echo "$OUT" ;;
+*) die "usage: $0 build|path" ;;
+esac

@@ -122,3 +122,40 @@ overlay_path() {
 		echo "$TOP/$2"
 	fi
 }
+
+# Build scripts take two verbs: `build` (make the output if it is missing;
+# nothing on stdout) and `path` (print where the output is, named by its
+# inputs, without building). built SCRIPT...: both, for a caller that
+# needs the output now.
+built() {
+	"$@" build >&2 && "$@" path
+}
+
+# take_lock FILE WHAT [-s|-x] [FD]: hold FILE's lock on FD (9) until exit,
+# shared (-s) or exclusive (-x, the default). If others hold it, say which
+# (each holder writes a line into FILE, a shared one beside the others)
+# and wait.
+take_lock() {
+	local file=$1 mode=${3:--x} fd=${4:-9} holders
+	mkdir -p "$(dirname "$file")"
+	eval "exec $fd>> \"\$file\""
+	if ! flock -n "$mode" "$fd"; then
+		holders=$(lock_holders "$file" | paste -sd ';' -)
+		msg "waiting for $file, held by: ${holders:-an older harness}"
+		flock "$mode" "$fd"
+		msg "got $file"
+	fi
+	if [ "$mode" = -x ]; then
+		printf 'pid %s since %s: %s\n' "$$" "$(date +%T)" "$2" > "$file"
+	else
+		printf 'pid %s since %s: %s\n' "$$" "$(date +%T)" "$2" >> "$file"
+	fi
+}
+
+# lock_holders FILE: the lines of FILE whose process still runs
+lock_holders() {
+	local word pid rest
+	while read -r word pid rest; do
+		if kill -0 "$pid" 2>/dev/null; then echo "$word $pid $rest"; fi
+	done < "$1"
+}

@@ -9,7 +9,8 @@
 # neither) and its tarball unpacked read-only under $CACHE/mainline. Its
 # code is built and run for comparison only, never copied into ours.
 #
-#   harness/mainline.sh          fetch and unpack (if needed), print the tree path
+#   harness/mainline.sh [build]  fetch and unpack (if needed)
+#   harness/mainline.sh path     print the tree's path (named by MAINLINE)
 #   harness/mainline.sh check    ask the suite (its package list, not the
 #                                package): fail if it moved from MAINLINE
 #   harness/mainline.sh record   rewrite MAINLINE from the suite's version
@@ -122,9 +123,10 @@ record() {
 	msg "recorded $MAINLINE_DEB_PACKAGE $v; commit MAINLINE"
 }
 
-case "${1:-unpack}" in
-unpack) unpack; echo "$TREE" ;;
+case "${1:-build}" in
+build) unpack ;;
+path) echo "$TREE" ;;
 check) check; msg "$MAINLINE_DEB_SUITE still offers $MAINLINE_DEB_PACKAGE $MAINLINE_DEB_VERSION" ;;
 record) record ;;
-*) die "usage: $0 [check|record]" ;;
+*) die "usage: $0 build|path|check|record" ;;
 esac

@@ -2,19 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build a static arm64 perf from the base tree's tools/perf, unmodified, for
 # the guest. Output goes to $CACHE/perf-<hash>/ (O=), never into the base
-# tree; the hash covers the base version, the build flags and this script,
-# so a cached binary is reused until one of them changes.
+# tree; the hash covers the base version, the build flags and the build
+# and check functions, so a cached binary is reused until one of them
+# changes.
 #
-#   harness/perf.sh     build if needed; the last line of stdout is the binary
+#   harness/perf.sh [build]   build if needed, check the binary
+#   harness/perf.sh path      print the binary's path, build nothing
 #
 # Needs the arm64 -dev packages libelf-dev, libtraceevent-dev, zlib1g-dev
 # and libc6-dev (static libraries plus pkg-config files) and pkg-config.
 
 . "$(dirname "$0")/lib.sh"
-
-# perf comes from the base tree alone, so once the tree is unpacked the
-# overlay's drift check in base.sh is no reason to refuse building it.
-[ -f "$BASE_TREE/../.unpacked" ] || BASE_TREE=$("$HARNESS/base.sh")
 
 # Every optional feature is named: the ones we need (REQUIRED below) are
 # checked after the build, all others are switched off so that whatever
@@ -48,16 +46,6 @@ unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 # No build date in the binary.
 export SOURCE_DATE_EPOCH=0
 
-build_key() {
-	{
-		echo "$BASE_DEB_VERSION"
-		printf '%s\n' "${PERF_FLAGS[@]}"
-		cat "$0"
-	} | sha256sum | cut -c1-16
-}
-
-OUT=$CACHE/perf-$(build_key)
-PERF=$OUT/perf
 
 # Three independent looks at the required features: perf's own feature
 # check (FEATURE-DUMP), the linked symbols of libtraceevent, and, where
@@ -108,9 +96,34 @@ build_perf() {
 	msg "perf built in $((SECONDS - start))s"
 }
 
-if [ ! -x "$PERF" ]; then
-	build_perf
-fi
-check_static
-check_features
-echo "$PERF"
+# The key: what shapes the binary (the base, the flags, the build and its
+# checks), not the rest of this script
+build_key() {
+	{
+		echo "$BASE_DEB_VERSION"
+		printf '%s\n' "${PERF_FLAGS[@]}" "${REQUIRED[@]}"
+		declare -f build_perf check_features check_static
+	} | sha256sum | cut -c1-16
+}
+
+OUT=$CACHE/perf-$(build_key)
+PERF=$OUT/perf
+
+case "${1:-build}" in
+path) echo "$PERF" ;;
+build)
+	if [ ! -x "$PERF" ]; then
+		# perf comes from the base tree alone, so once the tree is
+		# unpacked the overlay's drift check in base.sh is no reason
+		# to refuse building it.
+		if [ ! -f "$BASE_TREE/../.unpacked" ]; then
+			"$HARNESS/base.sh" build
+			BASE_TREE=$("$HARNESS/base.sh" path)
+		fi
+		build_perf
+	fi
+	check_static
+	check_features
+	;;
+*) die "usage: $0 build|path" ;;
+esac

@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Boot the patched kernel in QEMU.
+# Boot the patched kernel in QEMU. It only boots what is built: a missing
+# kernel, initramfs or QEMU stops it with the command that builds it (make
+# run, make qemu and make demo build them first).
 #
 #   harness/qemu.sh shell        interactive shell on the console
 #   harness/qemu.sh run 'CMD'    run CMD as root in the guest, stream its
@@ -9,7 +11,7 @@
 # Machine knobs (environment): SMP (1), QEMU_CPU (max), KVM_MODE (vhe|nvhe),
 # ICOUNT (shift=0,sleep=off; empty to disable), MEM (1G), APPEND (extra
 # kernel arguments), SHARE (host folder mounted at /share over virtio-9p),
-# QEMU (binary; default: ours, built by harness/qemu/build.sh), TIMEOUT (seconds, run only; default 900), KUNIT=1 (run
+# QEMU (binary; default: ours, harness/qemu/build.sh path), TIMEOUT (seconds, run only; default 900), KUNIT=1 (run
 # the built-in KUnit suites at boot), DTB (a device tree to boot instead of
 # the one QEMU generates, made for the same SMP, QEMU_CPU and MEM: e.g.
 # DTB=$(SMP=2 harness/dt/hetero-dtb.sh), two PMUs over two sets of CPUs),
@@ -30,9 +32,17 @@
 
 . "$(dirname "$0")/lib.sh"
 
+# need WHAT PATH BUILD: PATH must be there, else say what builds it
+need() {
+	[ -f "$2" ] || die "no $1 at $2: build it with '$3' (make run, make qemu and make demo build what they boot)"
+}
+
 # Our QEMU, with the PMU models the tests rely on (harness/qemu/README.md);
 # QEMU=qemu-system-aarch64 runs Debian's instead.
-QEMU=${QEMU:-$("$HARNESS/qemu/build.sh" | tail -n 1)}
+if [ -z "${QEMU:-}" ]; then
+	QEMU=$("$HARNESS/qemu/build.sh" path)
+	need QEMU "$QEMU" 'harness/qemu/build.sh build'
+fi
 SMP=${SMP:-1}
 QEMU_CPU=${QEMU_CPU:-max}
 KVM_MODE=${KVM_MODE:-vhe}
@@ -46,12 +56,15 @@ ACPI=${ACPI:-0}
 EFI_FW=${EFI_FW:-/usr/share/qemu-efi-aarch64/QEMU_EFI.fd}
 
 KARCH=${KARCH:-arm64}
-IMAGE=${IMAGE:-$(KARCH=$KARCH "$HARNESS/kernel.sh" image | tail -n 1)}
 case "$KARCH" in
-arm64) INITRD=${INITRD:-$("$HARNESS/initramfs.sh" | tail -n 1)} ;;
-arm) INITRD=${INITRD:-$("$HARNESS/arm32/initramfs.sh" | tail -n 1)} ;;
+arm64) INITRD_SCRIPT=$HARNESS/initramfs.sh KARCH_SET= ;;
+arm) INITRD_SCRIPT=$HARNESS/arm32/initramfs.sh KARCH_SET='KARCH=arm ' ;;
 *) die "KARCH must be arm64 or arm, not '$KARCH'" ;;
 esac
+IMAGE=${IMAGE:-$(KARCH=$KARCH "$HARNESS/kernel.sh" path)}
+need kernel "$IMAGE" "${KARCH_SET}harness/kernel.sh build"
+INITRD=${INITRD:-$("$INITRD_SCRIPT" path)}
+need initramfs "$INITRD" "${INITRD_SCRIPT#"$TOP/"} build"
 
 # 32-bit Arm: QEMU's TCG runs AArch32 only at EL1 and EL0 beneath an
 # AArch64 EL2 (it refuses aarch64=off without KVM), so harness/arm32/shim.S

@@ -130,7 +130,7 @@ compiled() {
 # The kselftest way, in the overlaid source tree kernel.sh keeps.
 build_selftests() {
 	local src sub subs=
-	src=$("$HARNESS/kernel.sh" src | tail -n 1)
+	src=$("$HARNESS/kernel.sh" src)
 	# pmu and spe, each once the series has added it: an earlier step's
 	# tree keeps the folder of a later one, emptied, so look for its Makefile
 	for sub in pmu spe; do
@@ -150,7 +150,7 @@ build() {
 	git -C "$WT" diff --name-only "$(cat "$BASE_GIT/base-commit")" HEAD > "$LOG/files"
 	export OVERLAY_DIR=$WT OVERLAY_LIST=$LOG/files KCONFIG_LENIENT=1
 	{
-		"$HARNESS/kernel.sh" image && config_landed && compiled "$changed" &&
+		"$HARNESS/kernel.sh" build && config_landed && compiled "$changed" &&
 		if grep -q "^$SELFTESTS/" <<<"$changed"; then
 			build_selftests
 		fi
@@ -168,13 +168,13 @@ build() {
 
 check_series() {
 	local series p i=0 name applied=1
-	if ! series=$("$HARNESS/series.sh" 2> "$LOG/series" | tail -n 1); then
+	if ! "$HARNESS/series.sh" build 2> "$LOG/series"; then
 		tap 'not ok' series_is_generated "$LOG/series"
 		return
 	fi
+	series=$("$HARNESS/series.sh" path)
 	tap ok series_is_generated
-	exec 9>"$BASE_GIT.lock"
-	flock 9
+	take_lock "$BASE_GIT.lock" "harness/series-check.sh applying the series in $WT"
 	prepare_worktree
 	for p in "$series"/0*.patch; do
 		case "$p" in */0000-cover-letter.patch) continue ;; esac

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Turn the overlay into a `git format-patch` series against the base, with
-# a cover letter, in build/series/. The last line of stdout is that folder.
+# a cover letter, in build/series/.
 #
-#   harness/series.sh                  (or: make series)
+#   harness/series.sh [build]          (or: make series)
+#   harness/series.sh path             print the folder, build nothing
 #   SERIES_AUTHOR='Name <mail>'        author, committer and Signed-off-by
 #                                      (else harness/series/identity, else
 #                                      the team address below)
@@ -25,9 +26,15 @@
 
 . "$(dirname "$0")/lib.sh"
 
-BASE_TREE=$("$HARNESS/base.sh")
 DESC=$HARNESS/series
 OUT=$TOP/build/series
+case "${1:-build}" in
+build) ;;
+path) echo "$OUT"; exit 0 ;;
+*) die "usage: $0 build|path" ;;
+esac
+"$HARNESS/base.sh" build
+BASE_TREE=$("$HARNESS/base.sh" path)
 BASE_GIT=$CACHE/base-git/$BASE_DEB_VERSION
 DEFAULT_AUTHOR='Arm64 PMU Team <arm64-pmu@lists.example.org>'
 
@@ -216,10 +223,7 @@ OVERLAY=$(own_files; base_patches | sed 's|^|patches/|')
 check_coverage
 
 # One series run at a time per base repository (make check runs one too).
-mkdir -p "$(dirname "$BASE_GIT")"
-exec 9>"$BASE_GIT.lock"
-flock 9
+take_lock "$BASE_GIT.lock" "harness/series.sh writing $OUT"
 make_base_repo
 make_series
 msg "$(find "$OUT" -name '*.patch' | wc -l) files (cover letter included) in $OUT"
-echo "$OUT"

@@ -1,6 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-# Count TAP/KTAP results in a log: prints "PASS FAIL SKIP" on the last line
-# and, before it, one "FAIL: name" / "SKIP: name (reason)" line for each.
+# Count TAP/KTAP results in a log: one "FAIL: name" / "SKIP: name (reason)"
+# line for each, then "PASS FAIL SKIP". -v only=details prints the former
+# alone, -v only=counts the latter alone.
+#
+# The harness's one TAP parser. The base tree's `kunit.py parse` reads only
+# the first stream of a log (the KUnit one), while a boot prints one stream
+# per plan, and it loops forever on a TAP 13 stream whose plan comes last
+# (perftool.plan's): harness/README.md, "KTAP".
 #
 # A result line less indented than the result before it closes a nested
 # group (a KUnit suite after its cases): its cases were counted already, so
@@ -20,12 +26,17 @@ function indent(s) { match(s, /^ */); return RLENGTH }
 	sub(/^ *(not ok|ok) [0-9]+ *(- )?/, "", name)
 	if (line ~ /# *(SKIP|skip)/) {
 		skip++
-		print "SKIP: " name
+		if (only != "counts")
+			print "SKIP: " name
 	} else if (line ~ /^ *not ok/) {
 		fail++
-		print "FAIL: " name
+		if (only != "counts")
+			print "FAIL: " name
 	} else {
 		pass++
 	}
 }
-END { printf "%d %d %d\n", pass, fail, skip }
+END {
+	if (only != "details")
+		printf "%d %d %d\n", pass, fail, skip
+}

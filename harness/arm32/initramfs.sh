@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # The initramfs of 32-bit Arm boots (harness/qemu.sh KARCH=arm): Debian's
 # armhf busybox, our init, the known loops and pmu32 built for A32, the
-# plans they run. Prints its path.
+# plans they run.
+#
+#   harness/arm32/initramfs.sh [build]   build it if needed
+#   harness/arm32/initramfs.sh path      print its path, build nothing
 #
 # busybox-static:armhf cannot be installed beside the arm64 one (both own
 # /bin/busybox), so its package is downloaded and unpacked into $CACHE,
@@ -43,15 +46,20 @@ busybox_armhf() {
 	echo "$dir/bin/busybox"
 }
 
-BUSYBOX=$(busybox_armhf)
-OUT=$CACHE/arm32/initramfs/$(hash_inputs "$BUSYBOX" "$ARM32" "$HARNESS/guest/init" \
+# Named by its recipe: busybox is what bookworm's busybox-static:armhf was
+# when it was first fetched (this script names the suite), never refreshed.
+OUT=$CACHE/arm32/initramfs/$(hash_inputs "$0" "$ARM32" "$HARNESS/guest/init" \
 	"$HARNESS/plans/tap.sh" "$HARNESS/plans/kunit.plan" "$HARNESS/plans/dmesg.plan" \
 	"$(command -v "$CC32")").cpio
-if [ ! -f "$OUT" ]; then
+
+build() {
+	local busybox
+	[ -f "$OUT" ] && return 0
+	busybox=$(busybox_armhf)
 	root=$(mktemp -d)
 	trap 'rm -rf "$root"' EXIT
 	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,plans,etc}
-	install -m 755 "$BUSYBOX" "$root/bin/busybox"
+	install -m 755 "$busybox" "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
 	install -m 755 "$HARNESS/guest/init" "$root/init"
 	$CC32 -nostdlib -static -o "$root/usr/bin/known-loop" "$ARM32/loop.S"
@@ -64,5 +72,10 @@ if [ ! -f "$OUT" ]; then
 	mkdir -p "$(dirname "$OUT")"
 	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$OUT.tmp"
 	mv "$OUT.tmp" "$OUT"
-fi
-echo "$OUT"
+}
+
+case "${1:-build}" in
+build) build ;;
+path) echo "$OUT" ;;
+*) die "usage: $0 build|path" ;;
+esac

@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # A device tree for QEMU's virt machine that describes a heterogeneous
-# system: two PMUs over two disjoint halves of the CPUs. Prints the path of
-# the DTB; boot it with DTB=<path> harness/qemu.sh (same SMP, QEMU_CPU, MEM).
+# system: two PMUs over two disjoint halves of the CPUs. Boot it with
+# DTB=$(harness/dt/hetero-dtb.sh path) harness/qemu.sh (same SMP, QEMU_CPU,
+# MEM).
 #
-#   SMP=2 harness/dt/hetero-dtb.sh      CPU 0 | CPU 1
-#   SMP=4 harness/dt/hetero-dtb.sh      CPUs 0-1 | CPUs 2-3
+#   SMP=2 harness/dt/hetero-dtb.sh [build]   CPU 0 | CPU 1
+#   SMP=4 harness/dt/hetero-dtb.sh [build]   CPUs 0-1 | CPUs 2-3
+#   SMP=2 harness/dt/hetero-dtb.sh path      print the DTB's path, build nothing
 #
 # Knobs as in harness/qemu.sh: QEMU, SMP (2; even), QEMU_CPU (max), MEM (1G).
 # Needs dtc (Debian: device-tree-compiler).
@@ -33,11 +35,20 @@
 # unchanged; only the names differ.
 #
 # The result is cached under $CACHE/dt/<hash of this script, the QEMU
-# binary and the knobs>.
+# binary and the knobs>; our QEMU's binary is named by its inputs, so its
+# path stands for it.
 
 . "$(dirname "$0")/../lib.sh"
 
-QEMU=${QEMU:-$("$HARNESS/qemu/build.sh" | tail -n 1)}
+VERB=${1:-build}
+case "$VERB" in
+build|path) ;;
+*) die "usage: $0 build|path" ;;
+esac
+if [ -z "${QEMU:-}" ]; then
+	QEMU=$("$HARNESS/qemu/build.sh" path)
+	[ "$VERB" = path ] || "$HARNESS/qemu/build.sh" build
+fi
 SMP=${SMP:-2}
 QEMU_CPU=${QEMU_CPU:-max}
 MEM=${MEM:-1G}
@@ -48,14 +59,24 @@ esac
 if [ "$SMP" -lt 2 ] || [ $((SMP % 2)) != 0 ]; then
 	die "SMP must be even and at least 2 (two halves), not $SMP"
 fi
-command -v dtc > /dev/null || die "dtc is missing: apt-get install device-tree-compiler"
-command -v python3 > /dev/null || die "python3 is missing"
-QEMU_BIN=$(command -v "$QEMU") || die "no QEMU binary '$QEMU'"
+case "$QEMU" in
+"$CACHE"/qemu/*) QEMU_BIN=$QEMU QEMU_KEY=$QEMU ;;
+*)
+	QEMU_BIN=$(command -v "$QEMU") || die "no QEMU binary '$QEMU'"
+	QEMU_KEY=$(hash_inputs "$QEMU_BIN")
+	;;
+esac
 
-KEY=$({ hash_inputs "${BASH_SOURCE[0]}" "$QEMU_BIN"; echo "$SMP $QEMU_CPU $MEM"; } |
+KEY=$({ hash_inputs "${BASH_SOURCE[0]}"; echo "$QEMU_KEY $SMP $QEMU_CPU $MEM"; } |
       sha256sum | cut -c1-16)
 OUT=$CACHE/dt/$KEY
+if [ "$VERB" = path ]; then
+	echo "$OUT/hetero.dtb"
+	exit 0
+fi
 
+command -v dtc > /dev/null || die "dtc is missing: apt-get install device-tree-compiler"
+command -v python3 > /dev/null || die "python3 is missing"
 if [ ! -f "$OUT/hetero.dtb" ]; then
 	tmp=$(mktemp -d "$CACHE/dt-XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
@@ -221,4 +242,3 @@ EOF
 	trap - EXIT
 	msg "hetero device tree: $OUT/hetero.dts"
 fi
-echo "$OUT/hetero.dtb"

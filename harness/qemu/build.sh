@@ -4,14 +4,16 @@
 # plus our patch series (harness/qemu/patches/*.patch, applied in name
 # order), aarch64-softmmu only, with ccache.
 #
-#   harness/qemu/build.sh          build if needed; the last line of stdout
-#                                  is the path of qemu-system-aarch64
+#   harness/qemu/build.sh [build]  build if needed (installs the build
+#                                  dependencies first)
+#   harness/qemu/build.sh path     print the path of qemu-system-aarch64,
+#                                  build nothing
 #   harness/qemu/build.sh --deps   only install the build dependencies
 #
 # The build lives in $CACHE/qemu/<version>-<hash>, the hash covering SOURCE,
-# the patches and this script (it holds the configure options), so an
-# unchanged series is never rebuilt and a changed one gets a fresh tree
-# (ccache makes that cheap). Debian's source comes through a private sources
+# the patches, the configure options and the build steps, so an unchanged
+# series is never rebuilt and a changed one gets a fresh tree (ccache makes
+# that cheap). Debian's source comes through a private sources
 # list under $CACHE/qemu/apt: the system's apt configuration is not touched.
 
 # shellcheck source=../lib.sh
@@ -152,14 +154,10 @@ build() {
 	touch "$OUT/.built"
 }
 
-install_deps
-[ "${1:-}" = --deps ] && exit 0
-[ $# = 0 ] || die "usage: $0 [--deps]"
+OUT=$CACHE/qemu/$QEMU_UPSTREAM_VERSION-$({ hash_inputs "$QDIR/SOURCE" "$QDIR/patches"
+	printf '%s\n' "${CONFIGURE[@]}"; declare -f build; } | sha256sum | cut -c1-16)
+BIN=$OUT/build/qemu-system-aarch64
 
-OUT=$CACHE/qemu/$QEMU_UPSTREAM_VERSION-$(hash_inputs "$QDIR/SOURCE" "$QDIR/patches" "$0")
-mkdir -p "$CACHE/qemu"
-exec 9> "$OUT.lock"
-flock 9
 # prune: keep the KEEP most recently built trees (about 800 MB each); a
 # tree another build.sh is using (its lock held) stays.
 KEEP=${KEEP:-3}
@@ -173,9 +171,18 @@ prune() {
 	done
 }
 
-if [ ! -f "$OUT/.built" ]; then
-	fetch_orig
-	build
-	prune
-fi
-echo "$OUT/build/qemu-system-aarch64"
+case "${1:-build}" in
+path) echo "$BIN" ;;
+--deps) install_deps ;;
+build)
+	install_deps
+	mkdir -p "$CACHE/qemu"
+	take_lock "$OUT.lock" "harness/qemu/build.sh building $OUT"
+	if [ ! -f "$OUT/.built" ]; then
+		fetch_orig
+		build
+		prune
+	fi
+	;;
+*) die "usage: $0 build|path|--deps" ;;
+esac

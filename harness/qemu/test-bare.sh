@@ -15,7 +15,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 QDIR=$HARNESS/qemu
-QEMU=${QEMU:-$("$QDIR/build.sh" | tail -n 1)}
+QEMU=${QEMU:-$(built "$QDIR/build.sh")}
 # The last: max with PMU control writes delayed to the next context
 # synchronization event (x-pmu-lazy-sync), which pmu-bare learns from a
 # flag word QEMU's loader device writes into its memory.
