@@ -5,6 +5,7 @@
 #   make check    run every test; prints "N passed, N failed, N skipped"
 #   make bench    hot-path costs of our driver against the base's, in guest
 #                 instructions (reported, never asserted)
+#   make deb      our kernel as Debian packages, with Debian's arm64 config
 #
 # Machine knobs for qemu/run/demo: SMP=, QEMU_CPU=, KVM_MODE=vhe|nvhe,
 # APPEND=, SHARE=dir, CMD='...', ACPI=1 (UEFI firmware and ACPI tables
@@ -16,7 +17,7 @@ H := harness
 export CACHE ?= $(HOME)/.cache/arm64-pmu
 
 .PHONY: help deps need-deps base kernel perf tests initramfs qemu run demo \
-	check series series-check bench base-edit base-refresh
+	check series series-check bench base-edit base-refresh deb
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -65,6 +66,9 @@ series-check: need-deps
 
 bench: need-deps
 	@$(H)/bench.sh
+
+deb: need-deps
+	@$(H)/deb.sh build
 
 # Our changes to base files are patches/ (quilt): edit them in build/base-edit
 base-edit: need-deps
