@@ -6,6 +6,7 @@
 #   make bench    hot-path costs of our driver against the base's, in guest
 #                 instructions (reported, never asserted)
 #   make deb      our kernel as Debian packages, with Debian's arm64 config
+#   make deb-check  boot those packages' kernel and modules (boot-deb suite)
 #
 # Machine knobs for qemu/run/demo: SMP=, QEMU_CPU=, KVM_MODE=vhe|nvhe,
 # APPEND=, SHARE=dir, CMD='...', ACPI=1 (UEFI firmware and ACPI tables
@@ -17,7 +18,7 @@ H := harness
 export CACHE ?= $(HOME)/.cache/arm64-pmu
 
 .PHONY: help deps need-deps base kernel perf tests initramfs qemu run demo \
-	check series series-check bench base-edit base-refresh deb
+	check series series-check bench base-edit base-refresh deb deb-check
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -69,6 +70,9 @@ bench: need-deps
 
 deb: need-deps
 	@$(H)/deb.sh build
+
+deb-check: need-deps
+	@$(H)/deb.sh check
 
 # Our changes to base files are patches/ (quilt): edit them in build/base-edit
 base-edit: need-deps

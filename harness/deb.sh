@@ -6,6 +6,9 @@
 #   harness/deb.sh path      print that folder if its packages exist, else nothing
 #   harness/deb.sh config    make the trimmed config only, print its path
 #   harness/deb.sh image     print the built Image path (for boots), build nothing
+#   harness/deb.sh initramfs the usual initramfs plus the package's modules, print it
+#   harness/deb.sh check     boot the packaged kernel (boot-deb), print the TAP
+#                            summary; says so and exits 0 where no package exists
 #
 # The config is Debian's: the linux-config package of BASE's version
 # (harness/config/debian-config.source), fetched with `apt-get download`
@@ -153,10 +156,49 @@ build() {
 	echo "$out"
 }
 
+# initramfs: harness/initramfs.sh's archive with a second one appended
+# (the kernel unpacks concatenated cpio archives): /lib/modules/RELEASE of
+# the linux-image package, its modules decompressed, since busybox's
+# modprobe hands the file to init_module() as it is.
+deb_initramfs() {
+	local pkg base out x rel
+	pkg=$(readlink -f "$DDIR/latest")
+	base=$("$HARNESS/initramfs.sh" | tail -n 1)
+	out=$pkg/initramfs-$(hash_inputs "$base" | cut -c1-8).cpio
+	if [ ! -f "$out" ]; then
+		x=$(mktemp -d)
+		dpkg-deb -x "$pkg"/linux-image-[0-9]*.deb "$x"
+		rel=$(ls "$x/lib/modules")
+		find "$x/lib/modules" -name '*.ko.xz' -exec xz -d {} +
+		sed -i 's/\.ko\.xz/.ko/g' "$x/lib/modules/$rel"/modules.*
+		(cat "$base"
+		 cd "$x" && find lib | LC_ALL=C sort | cpio -o -H newc --quiet) > "$out.tmp"
+		rm -rf "$x"
+		mv "$out.tmp" "$out"
+	fi
+	echo "$out"
+}
+
+# check: the boot-deb suite, as make check runs a suite: SMP=4 for
+# perf c2c's nodes and the module's per-CPU events
+deb_check() {
+	local log=$TOP/build/check/boot-deb.log
+	if [ ! -f "$DDIR/latest/Image" ]; then
+		msg "boot-deb: no packages under $DDIR (make deb first); nothing run"
+		return 0
+	fi
+	mkdir -p "$(dirname "$log")"
+	IMAGE=$DDIR/latest/Image INITRD=$(deb_initramfs) KUNIT=0 PMU_QEMU_STOCK=0 \
+		"$HARNESS/boot-suite.sh" "$log" ours 'SMP=4' deb selftests perftool perftest || true
+	awk -f "$HARNESS/tap-count.awk" "$log"
+}
+
 case "${1:-build}" in
 build) build ;;
 path) [ -f "$DDIR/latest/Image" ] && readlink -f "$DDIR/latest"; true ;;
 image) [ -f "$DDIR/latest/Image" ] && echo "$DDIR/latest/Image"; true ;;
 config) fetch_config; snapshot; configure; echo "$OBJ/.config" ;;
-*) die "usage: $0 [build|path|config|image]" ;;
+initramfs) deb_initramfs ;;
+check) deb_check ;;
+*) die "usage: $0 [build|path|config|image|initramfs|check]" ;;
 esac
