@@ -7,6 +7,7 @@
 #                 instructions (reported, never asserted)
 #   make deb      our kernel as Debian packages, with Debian's arm64 config
 #   make deb-check  boot those packages' kernel and modules (boot-deb suite)
+#   make fdo-check  BRBE branch stacks through llvm-profgen, count checked
 #
 # Machine knobs for qemu/run/demo: SMP=, QEMU_CPU=, KVM_MODE=vhe|nvhe,
 # APPEND=, SHARE=dir, CMD='...', ACPI=1 (UEFI firmware and ACPI tables
@@ -18,7 +19,7 @@ H := harness
 export CACHE ?= $(HOME)/.cache/arm64-pmu
 
 .PHONY: help deps need-deps base kernel perf tests initramfs qemu run demo \
-	check series series-check bench base-edit base-refresh deb deb-check
+	check series series-check bench base-edit base-refresh deb deb-check fdo-check
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -73,6 +74,9 @@ deb: need-deps
 
 deb-check: need-deps
 	@$(H)/deb.sh check
+
+fdo-check: need-deps
+	@$(H)/fdo.sh
 
 # Our changes to base files are patches/ (quilt): edit them in build/base-edit
 base-edit: need-deps

@@ -10,7 +10,6 @@
  * is not ITERS.
  */
 #define _GNU_SOURCE
-#include <inttypes.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,8 +18,8 @@
 #include <unistd.h>
 
 struct fs_line_t {
-	uint64_t word[8];
-} __attribute__((aligned(64)));
+	_Alignas(64) uint64_t word[8];
+};
 
 /* global, not static: perf names data addresses by this symbol */
 struct fs_line_t fs_line;
@@ -29,7 +28,7 @@ static uint64_t iters = 1000000;
 static pthread_barrier_t start;
 
 /* The loop perf's samples land in: a load and a store of *word per pass */
-__attribute__((noinline)) void fs_writer_loop(uint64_t *word, uint64_t n)
+static void fs_writer_loop(uint64_t *word, uint64_t n)
 {
 	asm volatile("1:	ldr	x9, [%0]\n"
 		     "	add	x9, x9, #1\n"
@@ -39,7 +38,7 @@ __attribute__((noinline)) void fs_writer_loop(uint64_t *word, uint64_t n)
 		     : "+r" (word), "+r" (n) : : "x9", "cc", "memory");
 }
 
-static void *writer(void *arg)
+static void *writer_thread(void *arg)
 {
 	long i = (long)arg;
 	char name[16];
@@ -66,13 +65,14 @@ int main(int argc, char **argv)
 		return 2;
 	pthread_barrier_init(&start, NULL, 2);
 	for (i = 0; i < 2; i++)
-		if (pthread_create(&t[i], NULL, writer, (void *)i))
+		if (pthread_create(&t[i], NULL, writer_thread, (void *)i))
 			return 2;
 	for (i = 0; i < 2; i++) {
 		pthread_join(t[i], NULL);
 		if (fs_line.word[i] != iters) {
-			printf("word %ld is %" PRIu64 ", want %" PRIu64 "\n",
-			       i, fs_line.word[i], iters);
+			printf("word %ld is %llu, want %llu\n", i,
+			       (unsigned long long)fs_line.word[i],
+			       (unsigned long long)iters);
 			bad = 1;
 		}
 	}
