@@ -5,6 +5,9 @@
 #   make check    run every test; prints "N passed, N failed, N skipped"
 #   make bench    hot-path costs of our driver against the base's, in guest
 #                 instructions (reported, never asserted)
+#   make deb      our kernel as Debian packages, with Debian's arm64 config
+#   make deb-check  boot those packages' kernel and modules (boot-deb suite)
+#   make fdo-check  BRBE branch stacks through llvm-profgen, count checked
 #
 # Machine knobs for qemu/run/demo: SMP=, QEMU_CPU=, KVM_MODE=vhe|nvhe,
 # APPEND=, SHARE=dir, CMD='...', ACPI=1 (UEFI firmware and ACPI tables
@@ -17,7 +20,7 @@ export CACHE ?= $(HOME)/.cache/arm64-pmu
 
 .PHONY: help deps need-deps base kernel perf tests initramfs qemu-build \
 	boot-deps qemu run demo check series series-check bench base-edit \
-	base-refresh
+	base-refresh deb deb-check fdo-check
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -79,6 +82,15 @@ series-check: need-deps
 
 bench: need-deps
 	@$(H)/bench.sh
+
+deb: need-deps
+	@$(H)/deb.sh build
+
+deb-check: need-deps
+	@$(H)/deb.sh check
+
+fdo-check: need-deps
+	@$(H)/fdo.sh
 
 # Our changes to base files are patches/ (quilt): edit them in build/base-edit
 base-edit: need-deps
