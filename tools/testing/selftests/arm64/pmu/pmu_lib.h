@@ -503,4 +503,68 @@ static inline uint64_t pmu_absdiff(uint64_t a, uint64_t b)
 	return a > b ? a - b : b - a;
 }
 
+/* A 0/1 environment variable, or -1 when unset or malformed. */
+static inline int pmu_env_bool(const char *name)
+{
+	const char *v = getenv(name);
+
+	if (v && (!strcmp(v, "0") || !strcmp(v, "1")))
+		return v[0] == '1';
+	return -1;
+}
+
+/*
+ * Does this PMU have 64-bit event counters (FEAT_PMUv3p5)? EL0 cannot see
+ * ID_AA64DFR0_EL1.PMUVer, so: PMU_LONG_COUNTERS=0/1 if set, else the CPU
+ * models QEMU emulates, by MIDR. Returns 1, 0, or -1 for unknown.
+ */
+static inline int pmu_has_64bit_counters(void)
+{
+	int env = pmu_env_bool("PMU_LONG_COUNTERS");
+	unsigned int impl, part;
+	char buf[64];
+	uint64_t midr;
+
+	if (env >= 0)
+		return env;
+	if (pmu_read_sysfs("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
+			   buf, sizeof(buf)))
+		return -1;
+	midr = strtoull(buf, NULL, 0);
+	impl = (midr >> 24) & 0xff;
+	part = (midr >> 4) & 0xfff;
+	ksft_print_msg("MIDR_EL1 0x%08" PRIx64 " (implementer 0x%02x part 0x%03x)\n",
+		       midr, impl, part);
+	/* QEMU's "max" CPU: implementer 0, part 0x51, PMUv3p5 or later. */
+	if (impl == 0x00 && part == 0x051)
+		return 1;
+	/* Arm cores before Armv8.4 (PMUv3p4 or older): 32-bit counters. */
+	if (impl == 0x41) {
+		switch (part) {
+		case 0xd03: /* Cortex-A53 */
+		case 0xd04: /* Cortex-A35 */
+		case 0xd05: /* Cortex-A55 */
+		case 0xd07: /* Cortex-A57 */
+		case 0xd08: /* Cortex-A72 */
+		case 0xd0b: /* Cortex-A76 */
+		case 0xd0c: /* Neoverse-N1 */
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Is the kernel under test mainline's (PMU_KERNEL=mainline, which
+ * mainline-self.plan sets from uname -r)? Where mainline's driver makes
+ * another choice the ABI allows, or has a known defect, a test expects
+ * mainline's answer exactly there; harness/qemu/README.md lists each.
+ */
+static inline bool pmu_kernel_mainline(void)
+{
+	const char *v = getenv("PMU_KERNEL");
+
+	return v && !strcmp(v, "mainline");
+}
+
 #endif /* PMU_LIB_H */
