@@ -3,7 +3,7 @@
 #
 #   make demo     boot the patched kernel and show perf on our PMU driver
 #   make check    run every test; prints "N passed, N failed, N skipped"
-#   make bench    hot-path costs of our driver against the base's, in guest
+#   make bench    hot-path costs of our driver against the base's and mainline's, in guest
 #                 instructions (reported, never asserted)
 #   make deb      our kernel as Debian packages, with Debian's arm64 config
 #   make deb-check  boot those packages' kernel and modules (boot-deb suite)
