@@ -35,17 +35,6 @@ DSRC=$DDIR/src
 OBJ=$DDIR/build/$(hash_inputs "$HARNESS/config/deb.config" "$HARNESS/config/debian-config.source")
 JOBS=${DEB_JOBS:-2}
 
-papt() {
-	local tool=$1; shift
-	"$tool" -o Dir::Etc::SourceList="$APT/sources.list" \
-		-o Dir::Etc::SourceParts=/dev/null \
-		-o Dir::State::Lists="$APT/lists" \
-		-o Dir::Cache="$APT/cache" \
-		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
-		-o APT::Architectures::="$DEBCONFIG_ARCH" \
-		-o APT::Sandbox::User=root "$@"
-}
-
 # fetch_config: Debian's config file for the recorded version, checked
 fetch_config() {
 	local key=/usr/share/keyrings/debian-archive-keyring.gpg x
@@ -55,8 +44,8 @@ fetch_config() {
 		echo "deb [arch=$DEBCONFIG_ARCH signed-by=$key] $DEBCONFIG_MIRROR $DEBCONFIG_SUITE main" \
 			> "$APT/sources.list"
 		msg "apt-get update (private list $APT/sources.list)"
-		papt apt-get -q update >&2 || die "apt-get update of the private list failed"
-		(cd "$DL" && papt apt-get -q download \
+		papt apt-get -o APT::Architectures::="$DEBCONFIG_ARCH" -q update >&2 || die "apt-get update of the private list failed"
+		(cd "$DL" && papt apt-get -o APT::Architectures::="$DEBCONFIG_ARCH" -q download \
 			"$DEBCONFIG_PACKAGE:$DEBCONFIG_ARCH=$DEBCONFIG_VERSION") >&2 ||
 			die "$DEBCONFIG_SUITE no longer offers $DEBCONFIG_PACKAGE $DEBCONFIG_VERSION:
   update harness/config/debian-config.source with BASE"

@@ -29,6 +29,19 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$CACHE} CCACHE_NOHASHDIR=1
 msg() { printf '[harness] %s\n' "$*" >&2; }
 die() { printf '[harness] error: %s\n' "$*" >&2; exit 1; }
 
+# papt TOOL ARGS...: an apt tool on the private configuration under $APT
+# (sources.list, lists, caches), reading nothing from /etc/apt and writing
+# nothing to /var/lib/apt.
+papt() {
+	local tool=$1; shift
+	"$tool" -o Dir::Etc::SourceList="$APT/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::State::Lists="$APT/lists" \
+		-o Dir::Cache="$APT/cache" \
+		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
+		-o APT::Sandbox::User=root "$@"
+}
+
 # hash_inputs FILE|DIR...: a short content hash of files and folders.
 hash_inputs() {
 	local p

@@ -31,16 +31,6 @@ DEB=${MAINLINE_DEB_PACKAGE}_${MAINLINE_DEB_VERSION}_all.deb
 DEST=$MDIR/$MAINLINE_DEB_VERSION
 TREE=$DEST/$MAINLINE_DEB_PACKAGE
 
-papt() {
-	local tool=$1; shift
-	"$tool" -o Dir::Etc::SourceList="$APT/sources.list" \
-		-o Dir::Etc::SourceParts=/dev/null \
-		-o Dir::State::Lists="$APT/lists" \
-		-o Dir::Cache="$APT/cache" \
-		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
-		-o APT::Sandbox::User=root "$@"
-}
-
 # suite: "VERSION SHA256" of the package as the suite offers it now
 suite() {
 	local key=/usr/share/keyrings/debian-archive-keyring.gpg

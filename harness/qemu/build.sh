@@ -60,19 +60,8 @@ install_deps() {
 	meson_ok || die "meson >= $MESON_MIN needed (have $(/usr/bin/meson --version 2>/dev/null))"
 }
 
-# apt-get with a private configuration: deb-src lines for Debian's suites,
-# lists and caches under $APT, nothing read from or written to /etc/apt or
-# /var/lib/apt.
+# papt's private configuration (lib.sh): deb-src lines for Debian's suites
 APT=$CACHE/qemu/apt
-papt() {
-	local tool=$1; shift
-	"$tool" -o Dir::Etc::SourceList="$APT/sources.list" \
-		-o Dir::Etc::SourceParts=/dev/null \
-		-o Dir::State::Lists="$APT/lists" \
-		-o Dir::Cache="$APT/cache" \
-		-o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
-		-o APT::Sandbox::User=root "$@"
-}
 
 # fetch_orig: $DL/$QEMU_ORIG, checked against the pinned hash.
 DL=$CACHE/qemu/dl
