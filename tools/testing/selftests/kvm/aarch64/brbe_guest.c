@@ -47,6 +47,8 @@
 #include <test_util.h>
 #include <vgic.h>
 
+#include "vcpu_stat.h"
+
 #define BRBCR_E0BRE		BIT(0)
 #define BRBCR_E1BRE		BIT(1)
 #define BRBCR_ERTN		BIT(22)
@@ -291,29 +293,6 @@ static void guest_undef_handler(struct ex_regs *regs)
 /* ---- host side ---- */
 
 #define report(cond, fmt, ...) ksft_test_result(cond, fmt "\n", ##__VA_ARGS__)
-
-static uint64_t vcpu_stat(struct kvm_vcpu *vcpu, const char *name)
-{
-	struct kvm_stats_header header;
-	struct kvm_stats_desc *descs, *d;
-	uint64_t val = 0;
-	int fd, i;
-
-	fd = vcpu_get_stats_fd(vcpu);
-	read_stats_header(fd, &header);
-	descs = read_stats_descriptors(fd, &header);
-	for (i = 0; i < header.num_desc; i++) {
-		d = get_stats_descriptor(descs, i, &header);
-		if (!strcmp(d->name, name)) {
-			read_stat_data(fd, &header, d, &val, 1);
-			break;
-		}
-	}
-	TEST_ASSERT(i < header.num_desc, "no vcpu stat %s", name);
-	free(descs);
-	close(fd);
-	return val;
-}
 
 static void run_to_sync(struct kvm_vcpu *vcpu, uint64_t want)
 {

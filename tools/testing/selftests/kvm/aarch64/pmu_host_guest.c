@@ -47,6 +47,8 @@
 #include <vgic.h>
 #include <perf/arm_pmuv3.h>
 
+#include "vcpu_stat.h"
+
 /* Two instructions per iteration: subs and b.ne */
 #define LOOP_INSNS(n)		(2 * (n))
 #define ITERS_SHORT		1000000UL
@@ -341,29 +343,6 @@ static void group_close(struct group *g)
 {
 	while (g->nr)
 		close(g->fd[--g->nr]);
-}
-
-static uint64_t vcpu_stat(struct kvm_vcpu *vcpu, const char *name)
-{
-	struct kvm_stats_header header;
-	struct kvm_stats_desc *descs, *d;
-	uint64_t val = 0;
-	int fd, i;
-
-	fd = vcpu_get_stats_fd(vcpu);
-	read_stats_header(fd, &header);
-	descs = read_stats_descriptors(fd, &header);
-	for (i = 0; i < header.num_desc; i++) {
-		d = get_stats_descriptor(descs, i, &header);
-		if (!strcmp(d->name, name)) {
-			read_stat_data(fd, &header, d, &val, 1);
-			break;
-		}
-	}
-	TEST_ASSERT(i < header.num_desc, "no vcpu stat %s", name);
-	free(descs);
-	close(fd);
-	return val;
 }
 
 static int mode;
