@@ -17,13 +17,11 @@
 #include <linux/perf/arm_pmu.h>
 #include <linux/perf_event.h>
 
+#include <asm/brbe.h>
 #include <asm/sysreg.h>
 #include <asm/virt.h>
 
 #include "arm_brbe.h"
-
-#define BRBE_BANK_RECORDS	32
-#define BRBE_MAX_RECORDS	64
 
 #define BRBE_BRANCH_TYPES	(PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_ANY_CALL |	\
 				 PERF_SAMPLE_BRANCH_ANY_RETURN |			\
@@ -331,35 +329,6 @@ static unsigned int brbe_filter(const struct brbe_record *snap, unsigned int nr,
 		n++;
 	}
 	return n;
-}
-
-/* Record n of the bank BRBFCR_EL1.BANK selects; n is in the encoding */
-#define BRBE_READ_RECORD(n)							\
-	case n:									\
-		*inf = read_sysreg_s(SYS_BRBINF_EL1(n));			\
-		if (FIELD_GET(BRBINFx_EL1_VALID_MASK, *inf)) {			\
-			*src = read_sysreg_s(SYS_BRBSRC_EL1(n));		\
-			*tgt = read_sysreg_s(SYS_BRBTGT_EL1(n));		\
-		}								\
-		break
-
-static void brbe_read_record(int n, u64 *inf, u64 *src, u64 *tgt)
-{
-	switch (n) {
-	BRBE_READ_RECORD(0); BRBE_READ_RECORD(1); BRBE_READ_RECORD(2);
-	BRBE_READ_RECORD(3); BRBE_READ_RECORD(4); BRBE_READ_RECORD(5);
-	BRBE_READ_RECORD(6); BRBE_READ_RECORD(7); BRBE_READ_RECORD(8);
-	BRBE_READ_RECORD(9); BRBE_READ_RECORD(10); BRBE_READ_RECORD(11);
-	BRBE_READ_RECORD(12); BRBE_READ_RECORD(13); BRBE_READ_RECORD(14);
-	BRBE_READ_RECORD(15); BRBE_READ_RECORD(16); BRBE_READ_RECORD(17);
-	BRBE_READ_RECORD(18); BRBE_READ_RECORD(19); BRBE_READ_RECORD(20);
-	BRBE_READ_RECORD(21); BRBE_READ_RECORD(22); BRBE_READ_RECORD(23);
-	BRBE_READ_RECORD(24); BRBE_READ_RECORD(25); BRBE_READ_RECORD(26);
-	BRBE_READ_RECORD(27); BRBE_READ_RECORD(28); BRBE_READ_RECORD(29);
-	BRBE_READ_RECORD(30); BRBE_READ_RECORD(31);
-	default:
-		*inf = 0;
-	}
 }
 
 /* Drop every record; the caller's ISB completed the branches before it */

@@ -25,7 +25,16 @@
  *   - the guest's BRBFCR_EL1 and BRBTS_EL1 are vCPU state that userspace
  *     reads and writes through one-reg (KVM_GET_REG_LIST lists them);
  *   - userspace can hide BRBE (ID_AA64DFR0_EL1.BRBE written 0): the guest
- *     then reads BRBE as absent and takes an UNDEF on BRBCR_EL1.
+ *     then reads BRBE as absent and takes an UNDEF on BRBCR_EL1;
+ *   - with BRBCR_EL1.FZP set, the overflow of the guest's own BR_RETIRED
+ *     counter at the third branch of the sequence pauses the buffer
+ *     (BRBFCR_EL1.PAUSED) and the guest finds exactly the two branches
+ *     before it, although the overflow's interrupt exited to the host;
+ *   - a host event's overflow while the guest runs (the hardware freezes
+ *     the guest's buffer on any counter's) leaves the guest unpaused, its
+ *     last branch recorded;
+ *   - a buffer the guest paused itself stays paused, its records kept,
+ *     across an exit.
  *
  * A guest run that exits more than once (a host interrupt in the middle)
  * loses its records at that exit, by design: such a run is repeated, at
@@ -41,6 +50,7 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include <linux/stringify.h>
 
 #include <kvm_util.h>
 #include <processor.h>
@@ -51,6 +61,7 @@
 
 #define BRBCR_E0BRE		BIT(0)
 #define BRBCR_E1BRE		BIT(1)
+#define BRBCR_FZP		BIT(8)
 #define BRBCR_ERTN		BIT(22)
 #define BRBCR_EXCEPTION		BIT(23)
 
@@ -62,6 +73,16 @@
 #define BRBFCR_CONDDIR		BIT(22)
 #define BRBFCR_ALL		(BRBFCR_DIRECT | BRBFCR_INDIRECT | BRBFCR_RTN | \
 				 BRBFCR_INDCALL | BRBFCR_DIRCALL | BRBFCR_CONDDIR)
+#define BRBFCR_PAUSED		BIT(7)
+
+#define PMCR_E			BIT(0)
+#define PMOVS_ALL		GENMASK(31, 0)	/* the cycle counter and 31 others */
+#define EV_BR_RETIRED		0x21
+/* The guest's counter overflows at the sequence's third branch, the RET */
+#define FREEZE_AT		3
+/* The host event's period, in guest branches, and the guest's loop */
+#define HOST_PERIOD		50
+#define LOOP_BRANCHES		400
 
 #define BRBINF_VALID(inf)	((inf) & 3)
 #define BRBINF_VALID_TARGET	1
@@ -90,7 +111,10 @@
 #define NREC			32	/* bank 0: what the guest reads */
 #define RETRIES			5
 
-enum phase { PH_ID, PH_SEQ, PH_FILTER, PH_IALL, PH_ISOLATION, PH_HIDDEN, PH_NOP, PH_MID };
+enum phase {
+	PH_ID, PH_SEQ, PH_FILTER, PH_IALL, PH_ISOLATION, PH_HIDDEN, PH_NOP, PH_MID,
+	PH_FREEZE, PH_HOST_FREEZE, PH_SELF_PAUSE,
+};
 
 /* BRBTS_EL1 values: userspace's to the guest, the guest's to userspace */
 #define HOST_BRBTS		0x1234567ULL
@@ -105,6 +129,8 @@ static uint64_t guest_phase;
 /* Filled by the guest: the records of bank 0, and the ID values */
 static struct rec guest_recs[NREC];
 static uint64_t guest_dfr0, guest_brbidr0, guest_brbts, guest_undefs;
+/* BRBFCR_EL1 and PMOVSSET_EL0 as the guest found them after recording */
+static uint64_t guest_brbfcr, guest_pmovs;
 
 /* As pmu_host_guest.c: an asm label's address, right in host and guest */
 #define ASM_LABEL(label)						\
@@ -123,6 +149,9 @@ static uint64_t guest_dfr0, guest_brbidr0, guest_brbts, guest_undefs;
  * first branch, the one after the disabling write before the return.
  */
 asm(".pushsection .text\n"
+	".global brbe_seq_cnt\n"
+	"brbe_seq_cnt:\n"
+	"	msr	pmevcntr0_el0, x1\n"
 	".global brbe_seq\n"
 	"brbe_seq:\n"
 	"	mov	x9, x30\n"
@@ -154,9 +183,23 @@ asm(".pushsection .text\n"
 	"seq_marker:	b	seq_marker_end\n"
 	".global seq_marker_end\n"
 	"seq_marker_end:	ret\n"
+	".global brbe_loop\n"
+	"brbe_loop:\n"
+	"	msr	s2_1_c9_c0_0, x0\n"
+	"	isb\n"
+	"	mov	x1, #" __stringify(LOOP_BRANCHES) "\n"
+	"1:	subs	x1, x1, #1\n"
+	"	b.ne	1b\n"
+	".global loop_last\n"
+	"loop_last:	b	loop_end\n"
+	".global loop_end\n"
+	"loop_end:	msr	s2_1_c9_c0_0, xzr\n"
+	"	isb\n"
+	"	ret\n"
 	".popsection\n");
 
 typedef void (*brbe_seq_fn)(uint64_t brbcr);
+typedef void (*brbe_seq_cnt_fn)(uint64_t brbcr, uint64_t pmevcntr0);
 typedef void (*seq_marker_fn)(void);
 
 /* One case of rec_read(): record n's three registers */
@@ -230,6 +273,53 @@ static void seq_record(uint64_t fcr)
 	((brbe_seq_fn)ASM_LABEL(brbe_seq))(BRBCR_E1BRE);
 }
 
+/*
+ * brbe_seq() with counter 0 counting the guest's branches (BR_RETIRED) to
+ * overflow at the FREEZE_AT-th, its interrupt enabled, and FZP set. The
+ * counter's value is written (a trap to KVM) just before recording starts.
+ */
+static void seq_freeze(void)
+{
+	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
+	brb_iall();
+	/* KVM resets the overflow flags to an UNKNOWN value */
+	write_sysreg(PMOVS_ALL, pmovsclr_el0);
+	write_sysreg(EV_BR_RETIRED, pmevtyper0_el0);
+	write_sysreg(BIT(0), pmintenset_el1);
+	write_sysreg(BIT(0), pmcntenset_el0);
+	write_sysreg(read_sysreg(pmcr_el0) | PMCR_E, pmcr_el0);
+	isb();
+	((brbe_seq_cnt_fn)ASM_LABEL(brbe_seq_cnt))(BRBCR_E1BRE | BRBCR_FZP,
+						   BIT_ULL(32) - FREEZE_AT);
+	guest_brbfcr = read_sysreg_s(SYS_BRBFCR_EL1);
+	guest_pmovs = read_sysreg(pmovsset_el0);
+	recs_read();
+
+	write_sysreg(read_sysreg(pmcr_el0) & ~PMCR_E, pmcr_el0);
+	write_sysreg(BIT(0), pmcntenclr_el0);
+	write_sysreg(BIT(0), pmintenclr_el1);
+	write_sysreg(BIT(0), pmovsclr_el0);
+	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
+}
+
+/* The guest pauses its buffer, then exits (a PMU register read traps) */
+static void seq_self_pause(void)
+{
+	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
+	brb_iall();
+	write_sysreg_s(BRBCR_E1BRE, SYS_BRBCR_EL1);
+	isb();
+	((seq_marker_fn)ASM_LABEL(seq_marker))();
+	write_sysreg_s(BRBFCR_ALL | BRBFCR_PAUSED, SYS_BRBFCR_EL1);
+	isb();
+	read_sysreg(pmcr_el0);
+	guest_brbfcr = read_sysreg_s(SYS_BRBFCR_EL1);
+	write_sysreg_s(0, SYS_BRBCR_EL1);
+	isb();
+	recs_read();
+	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
+}
+
 static void guest_phase_run(uint64_t phase)
 {
 	switch (phase) {
@@ -268,6 +358,20 @@ static void guest_phase_run(uint64_t phase)
 	case PH_HIDDEN:
 		guest_dfr0 = read_sysreg(id_aa64dfr0_el1);
 		read_sysreg_s(SYS_BRBCR_EL1);
+		break;
+	case PH_FREEZE:
+		seq_freeze();
+		break;
+	case PH_HOST_FREEZE:
+		write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
+		brb_iall();
+		((brbe_seq_fn)ASM_LABEL(brbe_loop))(BRBCR_E1BRE | BRBCR_FZP);
+		guest_brbfcr = read_sysreg_s(SYS_BRBFCR_EL1);
+		guest_recs[0] = rec_read(0);
+		write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
+		break;
+	case PH_SELF_PAUSE:
+		seq_self_pause();
 		break;
 	case PH_NOP:
 		break;
@@ -313,6 +417,17 @@ static void run_to_sync(struct kvm_vcpu *vcpu, uint64_t want)
 }
 
 /*
+ * The phases that run once whatever their exits: they trap on ID or PMU
+ * registers, UNDEF, or take the interrupts of overflows whose effect on
+ * the records across exits is what they check.
+ */
+static bool phase_exits(uint64_t phase)
+{
+	return phase == PH_ID || phase == PH_HIDDEN || phase == PH_FREEZE ||
+	       phase == PH_HOST_FREEZE || phase == PH_SELF_PAUSE;
+}
+
+/*
  * One guest phase, with the guest's results copied back. Where the guest
  * reads records, its last stretch (the whole phase, or from the isolation
  * phase's own exit on) must be one run that exits only at its sync: an
@@ -340,7 +455,9 @@ static bool phase_run(struct kvm_vcpu *vcpu, uint64_t phase)
 		sync_global_from_guest(vm, guest_brbidr0);
 		sync_global_from_guest(vm, guest_brbts);
 		sync_global_from_guest(vm, guest_undefs);
-		if (exits == 1 || phase == PH_ID || phase == PH_HIDDEN)
+		sync_global_from_guest(vm, guest_brbfcr);
+		sync_global_from_guest(vm, guest_pmovs);
+		if (exits == 1 || phase_exits(phase))
 			return true;
 		ksft_print_msg("phase %lu: %lu exits, again\n", (unsigned long)phase,
 			       (unsigned long)exits);
@@ -595,6 +712,77 @@ static void test_isolation(struct kvm_vcpu *vcpu, int host_fd)
 	report(ok && !before, "exit_empties_guest_records");
 }
 
+/*
+ * The guest's counter overflow pauses the guest's buffer (FZP), with the
+ * branches before it kept across the interrupt's exit: the B and the BL,
+ * not the RET whose count overflowed, nor anything after.
+ */
+static void test_freeze(struct kvm_vcpu *vcpu)
+{
+	const struct exp kept[] = {
+		{ TYPE_DIRECT_LINK, ASM_LABEL(seq_bl), ASM_LABEL(seq_callee) },
+		{ TYPE_DIRECT, ASM_LABEL(seq_b), ASM_LABEL(seq_bl) },
+	};
+	uint64_t exits = vcpu_stat(vcpu, "exits");
+	bool ok;
+
+	ok = phase_run(vcpu, PH_FREEZE);
+	ksft_print_msg("freeze: BRBFCR_EL1 %#lx, PMOVSSET_EL0 %#lx, %lu exits\n",
+		       guest_brbfcr, guest_pmovs,
+		       (unsigned long)(vcpu_stat(vcpu, "exits") - exits));
+	report(ok && (guest_pmovs & BIT(0)), "freeze_guest_counter_overflowed");
+	report(ok && (guest_brbfcr & BRBFCR_PAUSED), "freeze_pauses_on_guest_overflow");
+	report(ok && recs_match(kept, ARRAY_SIZE(kept)), "freeze_keeps_records_before_overflow");
+}
+
+/*
+ * A host event counting the guest's branches overflows every HOST_PERIOD
+ * of them while the guest loops with FZP set: the hardware pauses the
+ * guest's buffer at each, and KVM resumes it, as no guest counter
+ * overflowed. The guest ends unpaused, its last branch recorded.
+ */
+static void test_host_freeze(struct kvm_vcpu *vcpu)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_RAW,
+		.config = EV_BR_RETIRED,
+		.sample_period = HOST_PERIOD,
+		.exclude_host = 1,
+		.disabled = 1,
+	};
+	uint64_t count = 0;
+	int fd;
+	bool ok;
+
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	TEST_ASSERT(fd >= 0, "host event on the guest's branches: %s", strerror(errno));
+	TEST_ASSERT(!ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), "host event enable");
+	ok = phase_run(vcpu, PH_HOST_FREEZE);
+	TEST_ASSERT(!ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), "host event disable");
+	TEST_ASSERT(read(fd, &count, sizeof(count)) == sizeof(count), "host event read");
+	close(fd);
+	ksft_print_msg("host freeze: %lu guest branches, BRBFCR_EL1 %#lx, record 0 %#lx -> %#lx\n",
+		       count, guest_brbfcr, guest_recs[0].src, guest_recs[0].tgt);
+	report(ok && count >= LOOP_BRANCHES && !(guest_brbfcr & BRBFCR_PAUSED),
+	       "host_overflow_leaves_guest_unpaused");
+	report(ok && guest_recs[0].src == ASM_LABEL(loop_last) &&
+	       guest_recs[0].tgt == ASM_LABEL(loop_end), "host_overflow_guest_records_to_the_end");
+}
+
+/* The guest pauses its own buffer: an exit keeps it paused, records and all */
+static void test_self_pause(struct kvm_vcpu *vcpu)
+{
+	bool ok;
+
+	ok = phase_run(vcpu, PH_SELF_PAUSE);
+	ksft_print_msg("self pause: BRBFCR_EL1 %#lx, %d records\n", guest_brbfcr, valid_count());
+	report(ok && (guest_brbfcr & BRBFCR_PAUSED), "self_pause_survives_exit");
+	report(ok && guest_recs[0].src == ASM_LABEL(seq_marker_end) &&
+	       guest_recs[1].src == ASM_LABEL(seq_marker) &&
+	       guest_recs[1].tgt == ASM_LABEL(seq_marker_end), "self_pause_records_survive_exit");
+}
+
 /* Userspace hides BRBE: the guest sees none and UNDEFs on its registers */
 static void test_hidden(void)
 {
@@ -635,10 +823,13 @@ int main(void)
 	if (!(dfr0 & DFR0_BRBE_MASK) && protected_kvm())
 		ksft_exit_skip("protected KVM keeps BRBE from its guests\n");
 
-	ksft_set_plan(5 + 4 + 2 + 3);
+	ksft_set_plan(5 + 4 + 2 + 3 + 3 + 2 + 2);
 	test_id_and_one_reg(vcpu);
 	test_records(vcpu);
 	test_isolation(vcpu, host_fd);
+	test_freeze(vcpu);
+	test_host_freeze(vcpu);
+	test_self_pause(vcpu);
 	ksft_print_msg("host instructions per round trip, guest BRBE: %lu\n",
 		       round_trip_cost(vcpu));
 	kvm_vm_free(vm);
