@@ -73,8 +73,10 @@ static bool brbe_bst_supported(u64 bst)
 static bool brbe_host_levels(const struct perf_event_attr *attr)
 {
 	/*
-	 * Guests have no BRBE of their own: a guest-only event would get the
-	 * host's branches; without user and kernel nothing recorded is left.
+	 * The host never records a guest's branches: a guest with BRBE owns
+	 * the buffer while it runs, and KVM stops recording around one
+	 * without. A guest-only event, or one without user and kernel,
+	 * would record nothing.
 	 */
 	return !attr->exclude_host && !(attr->exclude_user && attr->exclude_kernel);
 }
