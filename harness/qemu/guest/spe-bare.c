@@ -102,7 +102,9 @@
 extern void spe_loop(uint64_t n, uint64_t src, uint64_t dst, uint64_t pmscr);
 extern void spe_collide(uint64_t pmscr, uint64_t count);
 extern void spe_lazy_window(uint64_t pmscr);
-extern char spe_loop_body[], spe_collide_sampled[];
+extern void spe_loop_el1(uint64_t n, uint64_t src, uint64_t dst, uint64_t pmscr);
+extern uint64_t at_el1(void *fn, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+extern char spe_loop_body[], spe_collide_sampled[], spe_loop_el1_body[];
 
 
 
@@ -730,6 +732,230 @@ static void translation_tests(void)
 	wr(0, PMBLIMITR_EL1);
 }
 
+/* ---- EL1 owning the buffer, with stage 2 ---- */
+
+#define E1SPE		(1UL << 1)	/* PMSCR_EL1.E1SPE */
+#define PMSCR_EL1	s3_0_c9_c9_0
+#define HCR_VM		(1UL << 0)
+#define HCR_RW		(1UL << 31)
+#define E2PB_EL1	(3UL << 12)	/* MDCR_EL2.E2PB: EL1 owns, no traps */
+#define EC_S1		(0x24UL << 26)
+#define EC_S2		(0x25UL << 26)
+#define EA_BIT		(1UL << 18)
+
+/* Stage 2: identity, 2 MB blocks, the buffer's 2 MB in 4 KB pages */
+#define S2L1		(PT + 0x10000)
+#define S2L2		(PT + 0x11000)
+#define S2L3		(PT + 0x12000)
+#define S2_RAM		0x7fdUL		/* AF, inner shareable, RW, Normal WB */
+#define S2_DEV		0x4c1UL		/* AF, RW, Device-nGnRnE */
+/* EL1's stage 1 tables (the stage 2 IPA space) */
+#define S1L1		(PT + 0x13000)
+#define HOLE		(BUF + 0x1000)	/* no stage 2 mapping */
+#define NO_RAM		0x1000000000UL	/* no memory here on the virt board */
+
+static void s2_tables(void)
+{
+	uint64_t *l1 = (uint64_t *)S2L1, *l2 = (uint64_t *)S2L2;
+	uint64_t *l3 = (uint64_t *)S2L3;
+	int i;
+
+	for (i = 0; i < 512; i++) {
+		l1[i] = 0;
+		l2[i] = (0x40000000UL + ((uint64_t)i << 21)) | S2_RAM;
+		l3[i] = (0x41000000UL + ((uint64_t)i << 12)) | S2_RAM | 2;
+	}
+	l1[0] = 0x00000000UL | S2_DEV;
+	l1[1] = S2L2 | 3;
+	l2[(BUF - 0x40000000UL) >> 21] = S2L3 | 3;
+	l3[(HOLE - BUF) >> 12] = 0;
+	/* 0x41200000: a table the walk cannot read (external abort) */
+	l2[((BUF - 0x40000000UL) >> 21) + 1] = NO_RAM | 3;
+	asm volatile("dsb sy");
+	/* T0SZ 25, SL0 1 (level 1), WBWA, inner shareable, 4K, 40-bit PS */
+	write_sysreg(25 | (1 << 6) | (1 << 8) | (1 << 10) | (3 << 12) |
+		     (2UL << 16) | (1UL << 31), vtcr_el2);
+	write_sysreg(S2L1, vttbr_el2);
+	asm volatile("tlbi alle1; dsb sy; isb");
+}
+
+static void s2_map_hole(int mapped)
+{
+	((volatile uint64_t *)S2L3)[(HOLE - BUF) >> 12] =
+		mapped ? HOLE | S2_RAM | 2 : 0;
+	asm volatile("dsb sy; tlbi alle1; dsb sy; isb");
+}
+
+/*
+ * EL1's stage 1: the EL2 layout of mmu_on() (RAM at VA 0x40000000 and
+ * 0x80000000, nothing at 0xc0000000) in its own table, or with
+ * 0xc0000000's level 2 table at an IPA stage 2 does not map.
+ */
+static void el1_mmu(int on, int table_in_hole)
+{
+	uint64_t *l1 = (uint64_t *)S1L1;
+	int i;
+
+	if (!on) {
+		write_sysreg(read_sysreg(sctlr_el1) & ~1UL, sctlr_el1);
+		return;
+	}
+	for (i = 0; i < 512; i++)
+		l1[i] = 0;
+	l1[0] = 0x00000000UL | 0x401;
+	l1[1] = 0x40000000UL | 0x701 | (1 << 2);
+	l1[2] = 0x40000000UL | 0x701 | (1 << 2);
+	if (table_in_hole)
+		l1[3] = HOLE | 3;
+	asm volatile("dsb sy");
+	write_sysreg(0xff00, mair_el1);
+	/* T0SZ 25, WBWA, inner shareable, 4K, EPD1, 40-bit IPS */
+	write_sysreg(25 | (1 << 8) | (1 << 10) | (3 << 12) | (1UL << 23) |
+		     (2UL << 32), tcr_el1);
+	write_sysreg(S1L1, ttbr0_el1);
+	asm volatile("tlbi vmalle1; dsb sy; isb");
+	write_sysreg(read_sysreg(sctlr_el1) | 1 | (1 << 2) | (1 << 12),
+		     sctlr_el1);
+}
+
+/* EL1 owns the buffer, stage 2 on; EL1's PMSCR enables E1SPE only */
+static void el1_owner(int s2)
+{
+	write_sysreg(read_sysreg(mdcr_el2) | E2PB_EL1, mdcr_el2);
+	write_sysreg(HCR_RW | (s2 ? HCR_VM : 0), hcr_el2);
+	write_sysreg(3UL << 20, cpacr_el1);	/* FPEN: the loop's FP/SIMD */
+}
+
+static void el2_owner(void)
+{
+	write_sysreg(HCR_RW, hcr_el2);
+	write_sysreg(read_sysreg(mdcr_el2) & ~E2PB_EL1, mdcr_el2);
+}
+
+/* spe_loop_el1(n) at EL1 with PMSCR_EL1 = pmscr */
+static void loop_at_el1(uint64_t n, uint64_t pmscr)
+{
+	pmu_start();
+	at_el1(spe_loop_el1, n, SRC, DST, pmscr);
+	write_sysreg(~0UL, pmcntenclr_el0);
+}
+
+/* Every record of [start, end) a sample of spe_loop_el1 at EL1 */
+static int el1_records_ok(uint64_t start, uint64_t end, int want)
+{
+	int n = parse(start, end), i;
+
+	if (n != want)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (recs[i].el != 1 || recs[i].pc < (uint64_t)spe_loop_el1_body - 4 ||
+		    recs[i].pc > (uint64_t)spe_loop_el1_body + 28)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * A buffer EL1 owns is written through stage 1 and stage 2; a stage 2
+ * fault is a buffer management event with EC 0b100101 and the fault
+ * status in MSS, PMBPTR_EL1 at the byte that faulted.
+ */
+static void stage2_tests(void)
+{
+	uint64_t first = 0xff8, *p = (uint64_t *)(HOLE - 8);
+
+	s2_tables();
+	el1_owner(1);
+
+	/* No fault: 27 records at EL1 through stage 2 */
+	spe_reset();
+	loop_at_el1(1000, E1SPE);
+	check("el1_s2_pmbsr", rd(PMBSR_EL1), 0);
+	check("el1_s2_records", el1_records_ok(BUF, rd(PMBPTR_EL1), 27), 1);
+
+	/* The first record (21 bytes) straddles into the hole after 8 */
+	spe_reset();
+	*p = 0;
+	wr(BUF + first, PMBPTR_EL1);
+	loop_at_el1(1000, E1SPE);
+	check("s2_fault_pmbsr", rd(PMBSR_EL1), EC_S2 | S_BIT | DL_BIT | 0x07);
+	check("s2_fault_pmbptr", rd(PMBPTR_EL1), HOLE);
+	check("s2_fault_partial_written", *(volatile uint8_t *)(BUF + first),
+	      0xb0);
+	check("s2_fault_stops_profiling", pmu_read(0), INTERVAL);
+	check("s2_fault_pmsicr_frozen", rd(PMSICR_EL1), INTERVAL);
+	check("s2_fault_irq_pending", *GICR_ISPENDR0 >> SPE_PPI & 1, 1);
+
+	/* What a hypervisor does: map the page, clear S, resume */
+	s2_map_hole(1);
+	wr(0, PMBSR_EL1);
+	check("s2_fault_irq_cleared", *GICR_ISPENDR0 >> SPE_PPI & 1, 0);
+	loop_at_el1(1000, E1SPE);
+	check("s2_resume_pmbsr", rd(PMBSR_EL1), 0);
+	check("s2_resume_records_at_fault", el1_records_ok(HOLE, rd(PMBPTR_EL1), 27), 1);
+	s2_map_hole(0);
+
+	/* A record starting in the hole: nothing lost, no DL */
+	spe_reset();
+	wr(HOLE, PMBPTR_EL1);
+	loop_at_el1(1000, E1SPE);
+	check("s2_fault_at_start_pmbsr", rd(PMBSR_EL1), EC_S2 | S_BIT | 0x07);
+	check("s2_fault_at_start_pmbptr", rd(PMBPTR_EL1), HOLE);
+	wr(0, PMBSR_EL1);
+
+	/* The stage 2 walk aborts (no memory under the table): EA */
+	spe_reset();
+	wr(BUF + 0x200000, PMBPTR_EL1);
+	wr((BUF + 0x300000) | LIM_E, PMBLIMITR_EL1);
+	loop_at_el1(1000, E1SPE);
+	check("s2_walk_abort_pmbsr", rd(PMBSR_EL1),
+	      EC_S2 | S_BIT | EA_BIT | 0x17);
+	check("s2_walk_abort_pmbptr", rd(PMBPTR_EL1), BUF + 0x200000);
+	wr(0, PMBSR_EL1);
+
+	/* EL1's stage 1: its own faults are EC 0b100100 */
+	el1_mmu(1, 0);
+	spe_reset();
+	wr(0xc0000000UL, PMBPTR_EL1);
+	wr((0xc0000000UL + BUF_SIZE) | LIM_E, PMBLIMITR_EL1);
+	loop_at_el1(1000, E1SPE);
+	check("el1_s1_fault_pmbsr", rd(PMBSR_EL1), EC_S1 | S_BIT | 0x05);
+	check("el1_s1_fault_pmbptr", rd(PMBPTR_EL1), 0xc0000000UL);
+	wr(0, PMBSR_EL1);
+
+	/* Through both stages at the alias VA: records land at the PA */
+	spe_reset();
+	wr(BUF + 0x40000000UL, PMBPTR_EL1);
+	wr((BUF + 0x40000000UL + BUF_SIZE) | LIM_E, PMBLIMITR_EL1);
+	loop_at_el1(1000, E1SPE);
+	check("el1_s1_s2_pmbsr", rd(PMBSR_EL1), 0);
+	check("el1_s1_s2_records_at_pa",
+	      el1_records_ok(BUF, rd(PMBPTR_EL1) - 0x40000000UL, 27), 1);
+
+	/* Stage 1's table in the stage 2 hole: a stage 2 fault on the walk */
+	el1_mmu(1, 1);
+	spe_reset();
+	wr(0xc0000000UL, PMBPTR_EL1);
+	wr((0xc0000000UL + BUF_SIZE) | LIM_E, PMBLIMITR_EL1);
+	loop_at_el1(1000, E1SPE);
+	check("s2_fault_on_s1_walk_pmbsr", rd(PMBSR_EL1),
+	      EC_S2 | S_BIT | 0x07);
+	check("s2_fault_on_s1_walk_pmbptr", rd(PMBPTR_EL1), 0xc0000000UL);
+	wr(0, PMBSR_EL1);
+	el1_mmu(0, 0);
+
+	/* A buffer EL2 owns is never written through stage 2 */
+	el2_owner();
+	write_sysreg(HCR_RW | HCR_VM, hcr_el2);
+	spe_reset();
+	wr(HOLE, PMBPTR_EL1);
+	spe_loop(1000, SRC, DST, E2SPE);
+	check("el2_owner_ignores_s2_pmbsr", rd(PMBSR_EL1), 0);
+	check("el2_owner_ignores_s2_records", parse(HOLE, rd(PMBPTR_EL1)), 27);
+	write_sysreg(HCR_RW, hcr_el2);
+	wr(0, PMBLIMITR_EL1);
+}
+
 /*
  * x-spe-cut-records: the buffer fills to LIMIT and the record that does
  * not fit is cut there, with PMBSR_EL1.DL. One page holds 124 of the
@@ -887,6 +1113,7 @@ void main(void)
 	packet_tests();
 	prohibited_tests();
 	translation_tests();
+	stage2_tests();
 	if (0)
 		skip("", "");
 
