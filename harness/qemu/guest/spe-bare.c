@@ -738,6 +738,7 @@ static void translation_tests(void)
 #define PMSCR_EL1	s3_0_c9_c9_0
 #define HCR_VM		(1UL << 0)
 #define HCR_RW		(1UL << 31)
+#define HCR_E2H		(1UL << 34)
 #define E2PB_EL1	(3UL << 12)	/* MDCR_EL2.E2PB: EL1 owns, no traps */
 #define EC_S1		(0x24UL << 26)
 #define EC_S2		(0x25UL << 26)
@@ -957,6 +958,103 @@ static void stage2_tests(void)
 }
 
 /*
+ * PMSCR_EL2 limits what an EL1 owner collects: the physical address
+ * only with PMSCR_EL2.PA, the physical timestamp only as PMSCR_EL2.PCT
+ * allows (0b00: virtual, 0b01: EL1's choice, 0b11: physical minus
+ * CNTPOFF_EL2 in place of physical, FEAT_ECV). Timestamps are checked
+ * against EL2's CNTPCT_EL0 read around the loop, minus the offset the
+ * rule picks.
+ */
+#define CNTVOFF		(1UL << 40)
+#define CNTPOFF		(1UL << 41)
+#define PCT_PHYS	(1UL << 6)
+#define PCT_GUEST	(3UL << 6)
+#define CNTHCTL_ECV	(1UL << 12)
+
+static int el1_ts_ok(uint64_t pmscr_el2, uint64_t pmscr_el1, uint64_t off,
+		     int want_pa)
+{
+	uint64_t t0, t1;
+	int n, i;
+
+	spe_reset();
+	wr(pmscr_el2, PMSCR_EL2);
+	t0 = read_sysreg(cntpct_el0) - off;
+	at_el1(spe_loop_el1, 300, SRC, DST, E1SPE | TS | pmscr_el1);
+	t1 = read_sysreg(cntpct_el0) - off;
+	wr(0, PMSCR_EL2);
+	n = parse(BUF, rd(PMBPTR_EL1));
+	if (n != 2102 / INTERVAL)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!recs[i].has_ts || recs[i].ts - t0 > t1 - t0 ||
+		    recs[i].has_pa != (want_pa && recs[i].cls == 1))
+			return 0;
+	}
+	/* Sample 4 is a load: its PA, the same as its VA (identity) */
+	return !want_pa || recs[3].pa == ((1UL << 63) | (SRC + 8 * 146));
+}
+
+/* The same at EL2, which owns the buffer */
+static int el2_ts_ok(uint64_t pct, uint64_t off)
+{
+	uint64_t t0, t1;
+	int n, i;
+
+	spe_reset();
+	t0 = read_sysreg(cntpct_el0) - off;
+	spe_loop(300, SRC, DST, E2SPE | TS | pct);
+	t1 = read_sysreg(cntpct_el0) - off;
+	n = parse(BUF, rd(PMBPTR_EL1));
+	if (n != 2102 / INTERVAL)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!recs[i].has_ts || recs[i].ts - t0 > t1 - t0)
+			return 0;
+	}
+	return 1;
+}
+
+static void pmscr_el2_tests(void)
+{
+	uint64_t cptr;
+
+	el1_owner(0);
+	write_sysreg(CNTVOFF, cntvoff_el2);
+	write_sysreg(CNTPOFF, s3_4_c14_c0_6);		/* CNTPOFF_EL2 */
+	write_sysreg(read_sysreg(cnthctl_el2) | CNTHCTL_ECV, cnthctl_el2);
+
+	check("el1_pa_needs_el2_pa", el1_ts_ok(0, PA, CNTVOFF, 0), 1);
+	check("el1_pa_with_el2_pa", el1_ts_ok(PA, PA, CNTVOFF, 1), 1);
+	check("el2_pa_alone_no_pa", el1_ts_ok(PA, 0, CNTVOFF, 0), 1);
+	check("el1_pct_el2_virtual", el1_ts_ok(0, PCT_PHYS, CNTVOFF, 0), 1);
+	check("el1_pct_el2_phys", el1_ts_ok(PCT_PHYS, PCT_PHYS, 0, 0), 1);
+	check("el1_virtual_el2_phys", el1_ts_ok(PCT_PHYS, 0, CNTVOFF, 0), 1);
+	check("el1_pct_el2_guest", el1_ts_ok(PCT_GUEST, PCT_PHYS, CNTPOFF, 0), 1);
+	check("el1_guest_el2_phys", el1_ts_ok(PCT_PHYS, PCT_GUEST, CNTPOFF, 0), 1);
+	check("el1_virtual_el2_guest", el1_ts_ok(PCT_GUEST, 0, CNTVOFF, 0), 1);
+	/* 0b10 is reserved: the virtual timestamp */
+	check("el1_pct_reserved_virtual",
+	      el1_ts_ok(PCT_PHYS, 2UL << 6, CNTVOFF, 0), 1);
+	/* CNTPOFF_EL2 applies only with CNTHCTL_EL2.ECV */
+	write_sysreg(read_sysreg(cnthctl_el2) & ~CNTHCTL_ECV, cnthctl_el2);
+	check("el1_guest_no_ecv_phys", el1_ts_ok(PCT_GUEST, PCT_PHYS, 0, 0), 1);
+
+	el2_owner();
+	check("el2_virtual_ts", el2_ts_ok(0, CNTVOFF), 1);
+	/* A host (E2H) has no virtual offset: PCT 0b00 is physical there */
+	write_sysreg(read_sysreg(sctlr_el2) & ~1UL, sctlr_el2);
+	cptr = read_sysreg(cptr_el2);
+	write_sysreg(HCR_RW | HCR_E2H, hcr_el2);
+	write_sysreg(3UL << 20, cptr_el2);	/* E2H's FPEN: no FP traps */
+	check("el2_host_virtual_is_physical", el2_ts_ok(0, 0), 1);
+	write_sysreg(HCR_RW, hcr_el2);
+	write_sysreg(cptr, cptr_el2);
+	write_sysreg(0, cntvoff_el2);
+	write_sysreg(0, s3_4_c14_c0_6);
+}
+
+/*
  * x-spe-cut-records: the buffer fills to LIMIT and the record that does
  * not fit is cut there, with PMBSR_EL1.DL. One page holds 124 of the
  * 33-byte load records (4092 bytes): the 125th writes its first 4 bytes.
@@ -1114,6 +1212,7 @@ void main(void)
 	prohibited_tests();
 	translation_tests();
 	stage2_tests();
+	pmscr_el2_tests();
 	if (0)
 		skip("", "");
 
