@@ -63,6 +63,7 @@
 #define MODE_FLAGS	((volatile uint32_t *)0x47fff000)
 #define MODE_LAZY	1
 #define MODE_CUT	2
+#define MODE_FDS	4
 
 /* A write with no ISB after it: x-spe-lazy-sync defers its effect */
 #define msr_nosync(v, r)	asm volatile("msr " #r ", %0" : : "r"((uint64_t)(v)))
@@ -145,8 +146,8 @@ struct rec {
 	int cls, sub;
 	uint32_t events;
 	int lat_total, lat_issue, lat_xlat;
-	int has_va, has_pa, has_ctx, has_ts;
-	uint64_t va, pa, ctx, ts;
+	int has_va, has_pa, has_ctx, has_ts, has_ds;
+	uint64_t va, pa, ctx, ts, ds;
 };
 
 #define MAX_RECS	1200
@@ -195,6 +196,12 @@ static int parse(uint64_t start, uint64_t end)
 			int sz = 1 << ((h >> 4) & 3);
 
 			r->events = le(p, sz);
+			p += sz;
+		} else if ((h & 0xcf) == 0x43) {
+			int sz = 1 << ((h >> 4) & 3);
+
+			r->has_ds = 1;
+			r->ds = le(p, sz);
 			p += sz;
 		} else if ((h & 0xfc) == 0x64) {
 			r->has_ctx = 1;
@@ -505,6 +512,10 @@ static void id_tests(void)
 	/* Align 0, P 0 at the owning EL2, F: flags managed */
 	check("pmbidr", rd(PMBIDR_EL1), 0x20);
 	check("pmceid0_sample_events", (pmceid0 >> 32) & 0xf, 0xf);
+	/* No FEAT_SPE_FDS without x-spe-fds: PMSFCR_EL1.FDS is RES0 */
+	wr(1UL << 4, PMSFCR_EL1);
+	check("pmsfcr_fds_res0", rd(PMSFCR_EL1), 0);
+	wr(0, PMSFCR_EL1);
 }
 
 static void sampling_tests(void)
@@ -1055,6 +1066,69 @@ static void pmscr_el2_tests(void)
 }
 
 /*
+ * x-spe-fds (FEAT_SPE_FDS): loads carry a Data Source packet, 0 (L1D)
+ * from cacheable memory, 14 (DRAM) from Device memory (the MMU off) or
+ * non-cacheable; PMSFCR_EL1.FDS drops a load whose source's PMSDSFR_EL1
+ * bit is clear and keeps every other operation.
+ */
+#define PMSDSFR_EL1	s3_0_c9_c10_4
+#define FDS		(1UL << 4)
+#define DS_L1D		0
+#define DS_DRAM		14
+
+/* spe_loop(1000) with the filter given: each record as it must be */
+static int fds_run(uint64_t fcr, uint64_t dsfr, uint64_t ds, int keep_loads)
+{
+	uint64_t m;
+	int got, j = 0;
+
+	spe_reset();
+	wr(fcr, PMSFCR_EL1);
+	wr(dsfr, PMSDSFR_EL1);
+	spe_loop(1000, SRC, DST, E2SPE);
+	got = parse(BUF, rd(PMBPTR_EL1));
+	for (m = INTERVAL; m <= 7002; m += INTERVAL) {
+		struct op o = loop_member(m, 1000);
+		int load = o.slot == 0;
+
+		if ((load && !keep_loads) || ((fcr & FT) && !load))
+			continue;
+		if (j >= got || recs[j].pc != o.pc || recs[j].has_ds != load ||
+		    (load && recs[j].ds != ds))
+			return 0;
+		j++;
+	}
+	return j == got && rd(PMBSR_EL1) == 0;
+}
+
+static void fds_tests(void)
+{
+	/* LDS, FDS beside the rest */
+	check("fds_pmsidr", rd(PMSIDR_EL1), 0x402604fUL | (1 << 4) | (1 << 7));
+	spe_reset();
+	wr(FDS, PMSFCR_EL1);
+	check("fds_pmsfcr_fds", rd(PMSFCR_EL1), FDS);
+	wr(0x8000000000004001UL, PMSDSFR_EL1);
+	check("fds_pmsdsfr", rd(PMSDSFR_EL1), 0x8000000000004001UL);
+
+	/* MMU off: Device memory, source DRAM */
+	check("fds_off_all_records", fds_run(0, 0, DS_DRAM, 1), 1);
+	check("fds_dram_kept", fds_run(FDS, 1UL << DS_DRAM, DS_DRAM, 1), 1);
+	check("fds_l1d_only_drops_loads", fds_run(FDS, 1UL << DS_L1D, 0, 0), 1);
+	check("fds_none_drops_loads", fds_run(FDS, 0, 0, 0), 1);
+	check("fds_and_ft_load", fds_run(FDS | FT | F_LD, 1UL << DS_L1D, 0, 0), 1);
+	check("fds_and_ft_load_kept",
+	      fds_run(FDS | FT | F_LD, ~0UL, DS_DRAM, 1), 1);
+
+	/* EL2's MMU on: Normal write-back memory, source L1D */
+	mmu_on();
+	check("fds_cacheable_l1d_kept", fds_run(FDS, 1UL << DS_L1D, DS_L1D, 1), 1);
+	check("fds_cacheable_dram_only_drops",
+	      fds_run(FDS, 1UL << DS_DRAM, 0, 0), 1);
+	wr(0, PMBLIMITR_EL1);
+}
+
+/*
  * x-spe-cut-records: the buffer fills to LIMIT and the record that does
  * not fit is cut there, with PMBSR_EL1.DL. One page holds 124 of the
  * 33-byte load records (4092 bytes): the 125th writes its first 4 bytes.
@@ -1193,11 +1267,14 @@ void main(void)
 	/* The mode runs check only what the mode changes */
 	if (*MODE_FLAGS) {
 		puts_(*MODE_FLAGS & MODE_LAZY ? "# x-spe-lazy-sync=on\n" :
-		      "# x-spe-cut-records=on\n");
+		      *MODE_FLAGS & MODE_CUT ? "# x-spe-cut-records=on\n" :
+		      "# x-spe-fds=on\n");
 		if (*MODE_FLAGS & MODE_LAZY)
 			lazy_sync_tests();
 		if (*MODE_FLAGS & MODE_CUT)
 			cut_records_tests();
+		if (*MODE_FLAGS & MODE_FDS)
+			fds_tests();
 		puts_("1..");
 		putu(test_n);
 		putc_('\n');
