@@ -88,4 +88,95 @@ spe_lazy_window:
 	isb
 	ret
 
+
+/*
+ * spe_loop_el1(n, src, dst, pmscr): spe_loop's members at EL1, enabled
+ * by PMSCR_EL1 (s3_0_c9_c9_0), with the same 7-instruction body.
+ */
+	.global spe_loop_el1
+	.global spe_loop_el1_body
+spe_loop_el1:
+	msr	s3_0_c9_c9_0, x3
+	isb
+spe_loop_el1_body:
+	ldr	x4, [x1], #8
+	str	x4, [x2], #8
+	fadd	d0, d0, d1
+	add	v0.2d, v0.2d, v1.2d
+	add	x5, x5, #1
+	subs	x0, x0, #1
+	b.ne	spe_loop_el1_body
+	msr	s3_0_c9_c9_0, xzr
+	isb
+	ret
+
+/*
+ * at_el1(fn, a, b, c, d): fn(a, b, c, d) at EL1h, interrupts masked, on
+ * its own stack; fn returns through an HVC that el1_vectors turns into
+ * at_el1's return. HCR_EL2 and the stage 2 tables are the caller's.
+ */
+	.global at_el1
+at_el1:
+	stp	x29, x30, [sp, #-96]!
+	stp	x19, x20, [sp, #16]
+	stp	x21, x22, [sp, #32]
+	stp	x23, x24, [sp, #48]
+	stp	x25, x26, [sp, #64]
+	stp	x27, x28, [sp, #80]
+	ldr	x9, =el2_saved_sp
+	mov	x10, sp
+	str	x10, [x9]
+	adr	x9, el1_vectors
+	msr	vbar_el2, x9
+	msr	elr_el2, x0
+	mov	x9, #0x3c5		/* EL1h, D, A, I, F masked */
+	msr	spsr_el2, x9
+	ldr	x9, =el1_stack_top
+	msr	sp_el1, x9
+	mov	x0, x1
+	mov	x1, x2
+	mov	x2, x3
+	mov	x3, x4
+	adr	x30, el1_done
+	isb
+	eret
+el1_done:
+	hvc	#0
+
+/* Taken from EL1: back on at_el1's stack with its result in x0 */
+el1_back:
+	ldr	x9, =el2_saved_sp
+	ldr	x9, [x9]
+	mov	sp, x9
+	adr	x9, vectors
+	msr	vbar_el2, x9
+	isb
+	ldp	x19, x20, [sp, #16]
+	ldp	x21, x22, [sp, #32]
+	ldp	x23, x24, [sp, #48]
+	ldp	x25, x26, [sp, #64]
+	ldp	x27, x28, [sp, #80]
+	ldp	x29, x30, [sp], #96
+	ret
+
+/* Any exception from EL1 (the HVC, or a fault) ends the EL1 call */
+	.balign 2048
+el1_vectors:
+	.rept	8
+	.balign	128
+	b	sync
+	.endr
+	.rept	8
+	.balign	128
+	b	el1_back
+	.endr
+
+	.bss
+	.balign	16
+	.space	8192
+el1_stack_top:
+el2_saved_sp:
+	.space	8
+
+	.text
 	el2_vectors_and_stack

@@ -63,6 +63,7 @@
 #define MODE_FLAGS	((volatile uint32_t *)0x47fff000)
 #define MODE_LAZY	1
 #define MODE_CUT	2
+#define MODE_FDS	4
 
 /* A write with no ISB after it: x-spe-lazy-sync defers its effect */
 #define msr_nosync(v, r)	asm volatile("msr " #r ", %0" : : "r"((uint64_t)(v)))
@@ -102,7 +103,9 @@
 extern void spe_loop(uint64_t n, uint64_t src, uint64_t dst, uint64_t pmscr);
 extern void spe_collide(uint64_t pmscr, uint64_t count);
 extern void spe_lazy_window(uint64_t pmscr);
-extern char spe_loop_body[], spe_collide_sampled[];
+extern void spe_loop_el1(uint64_t n, uint64_t src, uint64_t dst, uint64_t pmscr);
+extern uint64_t at_el1(void *fn, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
+extern char spe_loop_body[], spe_collide_sampled[], spe_loop_el1_body[];
 
 
 
@@ -143,8 +146,8 @@ struct rec {
 	int cls, sub;
 	uint32_t events;
 	int lat_total, lat_issue, lat_xlat;
-	int has_va, has_pa, has_ctx, has_ts;
-	uint64_t va, pa, ctx, ts;
+	int has_va, has_pa, has_ctx, has_ts, has_ds;
+	uint64_t va, pa, ctx, ts, ds;
 };
 
 #define MAX_RECS	1200
@@ -193,6 +196,12 @@ static int parse(uint64_t start, uint64_t end)
 			int sz = 1 << ((h >> 4) & 3);
 
 			r->events = le(p, sz);
+			p += sz;
+		} else if ((h & 0xcf) == 0x43) {
+			int sz = 1 << ((h >> 4) & 3);
+
+			r->has_ds = 1;
+			r->ds = le(p, sz);
 			p += sz;
 		} else if ((h & 0xfc) == 0x64) {
 			r->has_ctx = 1;
@@ -503,6 +512,10 @@ static void id_tests(void)
 	/* Align 0, P 0 at the owning EL2, F: flags managed */
 	check("pmbidr", rd(PMBIDR_EL1), 0x20);
 	check("pmceid0_sample_events", (pmceid0 >> 32) & 0xf, 0xf);
+	/* No FEAT_SPE_FDS without x-spe-fds: PMSFCR_EL1.FDS is RES0 */
+	wr(1UL << 4, PMSFCR_EL1);
+	check("pmsfcr_fds_res0", rd(PMSFCR_EL1), 0);
+	wr(0, PMSFCR_EL1);
 }
 
 static void sampling_tests(void)
@@ -730,6 +743,391 @@ static void translation_tests(void)
 	wr(0, PMBLIMITR_EL1);
 }
 
+/* ---- EL1 owning the buffer, with stage 2 ---- */
+
+#define E1SPE		(1UL << 1)	/* PMSCR_EL1.E1SPE */
+#define PMSCR_EL1	s3_0_c9_c9_0
+#define HCR_VM		(1UL << 0)
+#define HCR_RW		(1UL << 31)
+#define HCR_E2H		(1UL << 34)
+#define E2PB_EL1	(3UL << 12)	/* MDCR_EL2.E2PB: EL1 owns, no traps */
+#define EC_S1		(0x24UL << 26)
+#define EC_S2		(0x25UL << 26)
+#define EA_BIT		(1UL << 18)
+
+/* Stage 2: identity, 2 MB blocks, the buffer's 2 MB in 4 KB pages */
+#define S2L1		(PT + 0x10000)
+#define S2L2		(PT + 0x11000)
+#define S2L3		(PT + 0x12000)
+#define S2_RAM		0x7fdUL		/* AF, inner shareable, RW, Normal WB */
+#define S2_DEV		0x4c1UL		/* AF, RW, Device-nGnRnE */
+/* EL1's stage 1 tables (the stage 2 IPA space) */
+#define S1L1		(PT + 0x13000)
+#define HOLE		(BUF + 0x1000)	/* no stage 2 mapping */
+#define NO_RAM		0x1000000000UL	/* no memory here on the virt board */
+
+static void s2_tables(void)
+{
+	uint64_t *l1 = (uint64_t *)S2L1, *l2 = (uint64_t *)S2L2;
+	uint64_t *l3 = (uint64_t *)S2L3;
+	int i;
+
+	for (i = 0; i < 512; i++) {
+		l1[i] = 0;
+		l2[i] = (0x40000000UL + ((uint64_t)i << 21)) | S2_RAM;
+		l3[i] = (0x41000000UL + ((uint64_t)i << 12)) | S2_RAM | 2;
+	}
+	l1[0] = 0x00000000UL | S2_DEV;
+	l1[1] = S2L2 | 3;
+	l2[(BUF - 0x40000000UL) >> 21] = S2L3 | 3;
+	l3[(HOLE - BUF) >> 12] = 0;
+	/* 0x41200000: a table the walk cannot read (external abort) */
+	l2[((BUF - 0x40000000UL) >> 21) + 1] = NO_RAM | 3;
+	asm volatile("dsb sy");
+	/* T0SZ 25, SL0 1 (level 1), WBWA, inner shareable, 4K, 40-bit PS */
+	write_sysreg(25 | (1 << 6) | (1 << 8) | (1 << 10) | (3 << 12) |
+		     (2UL << 16) | (1UL << 31), vtcr_el2);
+	write_sysreg(S2L1, vttbr_el2);
+	asm volatile("tlbi alle1; dsb sy; isb");
+}
+
+static void s2_map_hole(int mapped)
+{
+	((volatile uint64_t *)S2L3)[(HOLE - BUF) >> 12] =
+		mapped ? HOLE | S2_RAM | 2 : 0;
+	asm volatile("dsb sy; tlbi alle1; dsb sy; isb");
+}
+
+/*
+ * EL1's stage 1: the EL2 layout of mmu_on() (RAM at VA 0x40000000 and
+ * 0x80000000, nothing at 0xc0000000) in its own table, or with
+ * 0xc0000000's level 2 table at an IPA stage 2 does not map.
+ */
+static void el1_mmu(int on, int table_in_hole)
+{
+	uint64_t *l1 = (uint64_t *)S1L1;
+	int i;
+
+	if (!on) {
+		write_sysreg(read_sysreg(sctlr_el1) & ~1UL, sctlr_el1);
+		return;
+	}
+	for (i = 0; i < 512; i++)
+		l1[i] = 0;
+	l1[0] = 0x00000000UL | 0x401;
+	l1[1] = 0x40000000UL | 0x701 | (1 << 2);
+	l1[2] = 0x40000000UL | 0x701 | (1 << 2);
+	if (table_in_hole)
+		l1[3] = HOLE | 3;
+	asm volatile("dsb sy");
+	write_sysreg(0xff00, mair_el1);
+	/* T0SZ 25, WBWA, inner shareable, 4K, EPD1, 40-bit IPS */
+	write_sysreg(25 | (1 << 8) | (1 << 10) | (3 << 12) | (1UL << 23) |
+		     (2UL << 32), tcr_el1);
+	write_sysreg(S1L1, ttbr0_el1);
+	asm volatile("tlbi vmalle1; dsb sy; isb");
+	write_sysreg(read_sysreg(sctlr_el1) | 1 | (1 << 2) | (1 << 12),
+		     sctlr_el1);
+}
+
+/* EL1 owns the buffer, stage 2 on; EL1's PMSCR enables E1SPE only */
+static void el1_owner(int s2)
+{
+	write_sysreg(read_sysreg(mdcr_el2) | E2PB_EL1, mdcr_el2);
+	write_sysreg(HCR_RW | (s2 ? HCR_VM : 0), hcr_el2);
+	write_sysreg(3UL << 20, cpacr_el1);	/* FPEN: the loop's FP/SIMD */
+}
+
+static void el2_owner(void)
+{
+	write_sysreg(HCR_RW, hcr_el2);
+	write_sysreg(read_sysreg(mdcr_el2) & ~E2PB_EL1, mdcr_el2);
+}
+
+/* spe_loop_el1(n) at EL1 with PMSCR_EL1 = pmscr */
+static void loop_at_el1(uint64_t n, uint64_t pmscr)
+{
+	pmu_start();
+	at_el1(spe_loop_el1, n, SRC, DST, pmscr);
+	write_sysreg(~0UL, pmcntenclr_el0);
+}
+
+/* Every record of [start, end) a sample of spe_loop_el1 at EL1 */
+static int el1_records_ok(uint64_t start, uint64_t end, int want)
+{
+	int n = parse(start, end), i;
+
+	if (n != want)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (recs[i].el != 1 || recs[i].pc < (uint64_t)spe_loop_el1_body - 4 ||
+		    recs[i].pc > (uint64_t)spe_loop_el1_body + 28)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * A buffer EL1 owns is written through stage 1 and stage 2; a stage 2
+ * fault is a buffer management event with EC 0b100101 and the fault
+ * status in MSS, PMBPTR_EL1 at the byte that faulted.
+ */
+static void stage2_tests(void)
+{
+	uint64_t first = 0xff8, *p = (uint64_t *)(HOLE - 8);
+
+	s2_tables();
+	el1_owner(1);
+
+	/* No fault: 27 records at EL1 through stage 2 */
+	spe_reset();
+	loop_at_el1(1000, E1SPE);
+	check("el1_s2_pmbsr", rd(PMBSR_EL1), 0);
+	check("el1_s2_records", el1_records_ok(BUF, rd(PMBPTR_EL1), 27), 1);
+
+	/* The first record (21 bytes) straddles into the hole after 8 */
+	spe_reset();
+	*p = 0;
+	wr(BUF + first, PMBPTR_EL1);
+	loop_at_el1(1000, E1SPE);
+	check("s2_fault_pmbsr", rd(PMBSR_EL1), EC_S2 | S_BIT | DL_BIT | 0x07);
+	check("s2_fault_pmbptr", rd(PMBPTR_EL1), HOLE);
+	check("s2_fault_partial_written", *(volatile uint8_t *)(BUF + first),
+	      0xb0);
+	check("s2_fault_stops_profiling", pmu_read(0), INTERVAL);
+	check("s2_fault_pmsicr_frozen", rd(PMSICR_EL1), INTERVAL);
+	check("s2_fault_irq_pending", *GICR_ISPENDR0 >> SPE_PPI & 1, 1);
+
+	/* What a hypervisor does: map the page, clear S, resume */
+	s2_map_hole(1);
+	wr(0, PMBSR_EL1);
+	check("s2_fault_irq_cleared", *GICR_ISPENDR0 >> SPE_PPI & 1, 0);
+	loop_at_el1(1000, E1SPE);
+	check("s2_resume_pmbsr", rd(PMBSR_EL1), 0);
+	check("s2_resume_records_at_fault", el1_records_ok(HOLE, rd(PMBPTR_EL1), 27), 1);
+	s2_map_hole(0);
+
+	/* A record starting in the hole: nothing lost, no DL */
+	spe_reset();
+	wr(HOLE, PMBPTR_EL1);
+	loop_at_el1(1000, E1SPE);
+	check("s2_fault_at_start_pmbsr", rd(PMBSR_EL1), EC_S2 | S_BIT | 0x07);
+	check("s2_fault_at_start_pmbptr", rd(PMBPTR_EL1), HOLE);
+	wr(0, PMBSR_EL1);
+
+	/* The stage 2 walk aborts (no memory under the table): EA */
+	spe_reset();
+	wr(BUF + 0x200000, PMBPTR_EL1);
+	wr((BUF + 0x300000) | LIM_E, PMBLIMITR_EL1);
+	loop_at_el1(1000, E1SPE);
+	check("s2_walk_abort_pmbsr", rd(PMBSR_EL1),
+	      EC_S2 | S_BIT | EA_BIT | 0x17);
+	check("s2_walk_abort_pmbptr", rd(PMBPTR_EL1), BUF + 0x200000);
+	wr(0, PMBSR_EL1);
+
+	/* EL1's stage 1: its own faults are EC 0b100100 */
+	el1_mmu(1, 0);
+	spe_reset();
+	wr(0xc0000000UL, PMBPTR_EL1);
+	wr((0xc0000000UL + BUF_SIZE) | LIM_E, PMBLIMITR_EL1);
+	loop_at_el1(1000, E1SPE);
+	check("el1_s1_fault_pmbsr", rd(PMBSR_EL1), EC_S1 | S_BIT | 0x05);
+	check("el1_s1_fault_pmbptr", rd(PMBPTR_EL1), 0xc0000000UL);
+	wr(0, PMBSR_EL1);
+
+	/* Through both stages at the alias VA: records land at the PA */
+	spe_reset();
+	wr(BUF + 0x40000000UL, PMBPTR_EL1);
+	wr((BUF + 0x40000000UL + BUF_SIZE) | LIM_E, PMBLIMITR_EL1);
+	loop_at_el1(1000, E1SPE);
+	check("el1_s1_s2_pmbsr", rd(PMBSR_EL1), 0);
+	check("el1_s1_s2_records_at_pa",
+	      el1_records_ok(BUF, rd(PMBPTR_EL1) - 0x40000000UL, 27), 1);
+
+	/* Stage 1's table in the stage 2 hole: a stage 2 fault on the walk */
+	el1_mmu(1, 1);
+	spe_reset();
+	wr(0xc0000000UL, PMBPTR_EL1);
+	wr((0xc0000000UL + BUF_SIZE) | LIM_E, PMBLIMITR_EL1);
+	loop_at_el1(1000, E1SPE);
+	check("s2_fault_on_s1_walk_pmbsr", rd(PMBSR_EL1),
+	      EC_S2 | S_BIT | 0x07);
+	check("s2_fault_on_s1_walk_pmbptr", rd(PMBPTR_EL1), 0xc0000000UL);
+	wr(0, PMBSR_EL1);
+	el1_mmu(0, 0);
+
+	/* A buffer EL2 owns is never written through stage 2 */
+	el2_owner();
+	write_sysreg(HCR_RW | HCR_VM, hcr_el2);
+	spe_reset();
+	wr(HOLE, PMBPTR_EL1);
+	spe_loop(1000, SRC, DST, E2SPE);
+	check("el2_owner_ignores_s2_pmbsr", rd(PMBSR_EL1), 0);
+	check("el2_owner_ignores_s2_records", parse(HOLE, rd(PMBPTR_EL1)), 27);
+	write_sysreg(HCR_RW, hcr_el2);
+	wr(0, PMBLIMITR_EL1);
+}
+
+/*
+ * PMSCR_EL2 limits what an EL1 owner collects: the physical address
+ * only with PMSCR_EL2.PA, the physical timestamp only as PMSCR_EL2.PCT
+ * allows (0b00: virtual, 0b01: EL1's choice, 0b11: physical minus
+ * CNTPOFF_EL2 in place of physical, FEAT_ECV). Timestamps are checked
+ * against EL2's CNTPCT_EL0 read around the loop, minus the offset the
+ * rule picks.
+ */
+#define CNTVOFF		(1UL << 40)
+#define CNTPOFF		(1UL << 41)
+#define PCT_PHYS	(1UL << 6)
+#define PCT_GUEST	(3UL << 6)
+#define CNTHCTL_ECV	(1UL << 12)
+
+static int el1_ts_ok(uint64_t pmscr_el2, uint64_t pmscr_el1, uint64_t off,
+		     int want_pa)
+{
+	uint64_t t0, t1;
+	int n, i;
+
+	spe_reset();
+	wr(pmscr_el2, PMSCR_EL2);
+	t0 = read_sysreg(cntpct_el0) - off;
+	at_el1(spe_loop_el1, 300, SRC, DST, E1SPE | TS | pmscr_el1);
+	t1 = read_sysreg(cntpct_el0) - off;
+	wr(0, PMSCR_EL2);
+	n = parse(BUF, rd(PMBPTR_EL1));
+	if (n != 2102 / INTERVAL)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!recs[i].has_ts || recs[i].ts - t0 > t1 - t0 ||
+		    recs[i].has_pa != (want_pa && recs[i].cls == 1))
+			return 0;
+	}
+	/* Sample 4 is a load: its PA, the same as its VA (identity) */
+	return !want_pa || recs[3].pa == ((1UL << 63) | (SRC + 8 * 146));
+}
+
+/* The same at EL2, which owns the buffer */
+static int el2_ts_ok(uint64_t pct, uint64_t off)
+{
+	uint64_t t0, t1;
+	int n, i;
+
+	spe_reset();
+	t0 = read_sysreg(cntpct_el0) - off;
+	spe_loop(300, SRC, DST, E2SPE | TS | pct);
+	t1 = read_sysreg(cntpct_el0) - off;
+	n = parse(BUF, rd(PMBPTR_EL1));
+	if (n != 2102 / INTERVAL)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (!recs[i].has_ts || recs[i].ts - t0 > t1 - t0)
+			return 0;
+	}
+	return 1;
+}
+
+static void pmscr_el2_tests(void)
+{
+	uint64_t cptr;
+
+	el1_owner(0);
+	write_sysreg(CNTVOFF, cntvoff_el2);
+	write_sysreg(CNTPOFF, s3_4_c14_c0_6);		/* CNTPOFF_EL2 */
+	write_sysreg(read_sysreg(cnthctl_el2) | CNTHCTL_ECV, cnthctl_el2);
+
+	check("el1_pa_needs_el2_pa", el1_ts_ok(0, PA, CNTVOFF, 0), 1);
+	check("el1_pa_with_el2_pa", el1_ts_ok(PA, PA, CNTVOFF, 1), 1);
+	check("el2_pa_alone_no_pa", el1_ts_ok(PA, 0, CNTVOFF, 0), 1);
+	check("el1_pct_el2_virtual", el1_ts_ok(0, PCT_PHYS, CNTVOFF, 0), 1);
+	check("el1_pct_el2_phys", el1_ts_ok(PCT_PHYS, PCT_PHYS, 0, 0), 1);
+	check("el1_virtual_el2_phys", el1_ts_ok(PCT_PHYS, 0, CNTVOFF, 0), 1);
+	check("el1_pct_el2_guest", el1_ts_ok(PCT_GUEST, PCT_PHYS, CNTPOFF, 0), 1);
+	check("el1_guest_el2_phys", el1_ts_ok(PCT_PHYS, PCT_GUEST, CNTPOFF, 0), 1);
+	check("el1_virtual_el2_guest", el1_ts_ok(PCT_GUEST, 0, CNTVOFF, 0), 1);
+	/* 0b10 is reserved: the virtual timestamp */
+	check("el1_pct_reserved_virtual",
+	      el1_ts_ok(PCT_PHYS, 2UL << 6, CNTVOFF, 0), 1);
+	/* CNTPOFF_EL2 applies only with CNTHCTL_EL2.ECV */
+	write_sysreg(read_sysreg(cnthctl_el2) & ~CNTHCTL_ECV, cnthctl_el2);
+	check("el1_guest_no_ecv_phys", el1_ts_ok(PCT_GUEST, PCT_PHYS, 0, 0), 1);
+
+	el2_owner();
+	check("el2_virtual_ts", el2_ts_ok(0, CNTVOFF), 1);
+	/* A host (E2H) has no virtual offset: PCT 0b00 is physical there */
+	write_sysreg(read_sysreg(sctlr_el2) & ~1UL, sctlr_el2);
+	cptr = read_sysreg(cptr_el2);
+	write_sysreg(HCR_RW | HCR_E2H, hcr_el2);
+	write_sysreg(3UL << 20, cptr_el2);	/* E2H's FPEN: no FP traps */
+	check("el2_host_virtual_is_physical", el2_ts_ok(0, 0), 1);
+	write_sysreg(HCR_RW, hcr_el2);
+	write_sysreg(cptr, cptr_el2);
+	write_sysreg(0, cntvoff_el2);
+	write_sysreg(0, s3_4_c14_c0_6);
+}
+
+/*
+ * x-spe-fds (FEAT_SPE_FDS): loads carry a Data Source packet, 0 (L1D)
+ * from cacheable memory, 14 (DRAM) from Device memory (the MMU off) or
+ * non-cacheable; PMSFCR_EL1.FDS drops a load whose source's PMSDSFR_EL1
+ * bit is clear and keeps every other operation.
+ */
+#define PMSDSFR_EL1	s3_0_c9_c10_4
+#define FDS		(1UL << 4)
+#define DS_L1D		0
+#define DS_DRAM		14
+
+/* spe_loop(1000) with the filter given: each record as it must be */
+static int fds_run(uint64_t fcr, uint64_t dsfr, uint64_t ds, int keep_loads)
+{
+	uint64_t m;
+	int got, j = 0;
+
+	spe_reset();
+	wr(fcr, PMSFCR_EL1);
+	wr(dsfr, PMSDSFR_EL1);
+	spe_loop(1000, SRC, DST, E2SPE);
+	got = parse(BUF, rd(PMBPTR_EL1));
+	for (m = INTERVAL; m <= 7002; m += INTERVAL) {
+		struct op o = loop_member(m, 1000);
+		int load = o.slot == 0;
+
+		if ((load && !keep_loads) || ((fcr & FT) && !load))
+			continue;
+		if (j >= got || recs[j].pc != o.pc || recs[j].has_ds != load ||
+		    (load && recs[j].ds != ds))
+			return 0;
+		j++;
+	}
+	return j == got && rd(PMBSR_EL1) == 0;
+}
+
+static void fds_tests(void)
+{
+	/* LDS, FDS beside the rest */
+	check("fds_pmsidr", rd(PMSIDR_EL1), 0x402604fUL | (1 << 4) | (1 << 7));
+	spe_reset();
+	wr(FDS, PMSFCR_EL1);
+	check("fds_pmsfcr_fds", rd(PMSFCR_EL1), FDS);
+	wr(0x8000000000004001UL, PMSDSFR_EL1);
+	check("fds_pmsdsfr", rd(PMSDSFR_EL1), 0x8000000000004001UL);
+
+	/* MMU off: Device memory, source DRAM */
+	check("fds_off_all_records", fds_run(0, 0, DS_DRAM, 1), 1);
+	check("fds_dram_kept", fds_run(FDS, 1UL << DS_DRAM, DS_DRAM, 1), 1);
+	check("fds_l1d_only_drops_loads", fds_run(FDS, 1UL << DS_L1D, 0, 0), 1);
+	check("fds_none_drops_loads", fds_run(FDS, 0, 0, 0), 1);
+	check("fds_and_ft_load", fds_run(FDS | FT | F_LD, 1UL << DS_L1D, 0, 0), 1);
+	check("fds_and_ft_load_kept",
+	      fds_run(FDS | FT | F_LD, ~0UL, DS_DRAM, 1), 1);
+
+	/* EL2's MMU on: Normal write-back memory, source L1D */
+	mmu_on();
+	check("fds_cacheable_l1d_kept", fds_run(FDS, 1UL << DS_L1D, DS_L1D, 1), 1);
+	check("fds_cacheable_dram_only_drops",
+	      fds_run(FDS, 1UL << DS_DRAM, 0, 0), 1);
+	wr(0, PMBLIMITR_EL1);
+}
+
 /*
  * x-spe-cut-records: the buffer fills to LIMIT and the record that does
  * not fit is cut there, with PMBSR_EL1.DL. One page holds 124 of the
@@ -869,11 +1267,14 @@ void main(void)
 	/* The mode runs check only what the mode changes */
 	if (*MODE_FLAGS) {
 		puts_(*MODE_FLAGS & MODE_LAZY ? "# x-spe-lazy-sync=on\n" :
-		      "# x-spe-cut-records=on\n");
+		      *MODE_FLAGS & MODE_CUT ? "# x-spe-cut-records=on\n" :
+		      "# x-spe-fds=on\n");
 		if (*MODE_FLAGS & MODE_LAZY)
 			lazy_sync_tests();
 		if (*MODE_FLAGS & MODE_CUT)
 			cut_records_tests();
+		if (*MODE_FLAGS & MODE_FDS)
+			fds_tests();
 		puts_("1..");
 		putu(test_n);
 		putc_('\n');
@@ -887,6 +1288,8 @@ void main(void)
 	packet_tests();
 	prohibited_tests();
 	translation_tests();
+	stage2_tests();
+	pmscr_el2_tests();
 	if (0)
 		skip("", "");
 
