@@ -1,0 +1,52 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs as /run.sh in the L2 guest (our kernel under l2-vmm, inside the QEMU
+# guest), started by the same init as the QEMU guest's. It prints facts as
+# "l2: NAME VALUE" lines and logs as "l2-log: ..." lines on the console;
+# plans/l2-guest.plan, outside, turns them into results. /etc/l2-mode
+# says "short" (make check) or "full" (adds test_brstack.sh and brbe_pmu).
+
+mode=$(cat /etc/l2-mode 2>/dev/null)
+echo "l2: mode ${mode:-short}"
+echo "l2: kernel $(uname -r)"
+
+# The PMU as probed from l2.dts: our driver through arm_pmu's probe line
+dmesg | grep 'hw perfevents' | sed 's/^/l2-log: /'
+echo "l2: pmu_probed $(dmesg | grep -c 'hw perfevents: enabled with armv8_pmuv3 PMU driver')"
+
+# Branch-stack events open only where our driver found BRBE
+perf record -q -o /tmp/true.data -j any,u -e cycles:u -- true > /tmp/true.log 2>&1
+echo "l2: brbe_record_rc $?"
+sed 's/^/l2-log: /' /tmp/true.log
+
+# known-loop: subs at entry+8, its b.ne at entry+12 back to entry+8
+entry=$(od -An -j24 -N8 -tx8 /usr/bin/known-loop | tr -d ' ')
+from=$(printf '0x%x' $((0x$entry + 12)))
+to=$(printf '0x%x' $((0x$entry + 8)))
+echo "l2: loop_branch $from/$to"
+perf record -q -j any,u -e cycles:u -c 1000000 -o /tmp/l2.data known-loop \
+	> /tmp/rec.log 2>&1
+echo "l2: record_rc $?"
+sed 's/^/l2-log: /' /tmp/rec.log
+perf script -i /tmp/l2.data -F brstack 2>/dev/null > /tmp/l2.script
+echo "l2: samples $(grep -c . /tmp/l2.script)"
+echo "l2: samples_with_records $(grep -c 0x /tmp/l2.script)"
+# records with both addresses (an interrupt's half-recorded entry or
+# return has 0 for the other one)
+tr ' ' '\n' < /tmp/l2.script | grep '^0x' |
+	grep -v -e '^0x0/' -e '^0x[0-9a-f]*/0x0/' > /tmp/l2.full
+echo "l2: full_records $(grep -c . /tmp/l2.full)"
+echo "l2: loop_records $(grep -c "^$from/$to/" /tmp/l2.full)"
+echo "l2: kernel_addresses $(tr ' ' '\n' < /tmp/l2.script | grep -cE '0x[89a-f][0-9a-f]{15}')"
+grep -v "^$from/$to/" /tmp/l2.full | head -n 5 | sed 's/^/l2-log: other record /'
+head -n 1 /tmp/l2.script | cut -c1-200 | sed 's/^/l2-log: first sample /'
+
+if [ "$mode" = full ]; then
+	(cd /usr/bin/tests/shell && bash ./test_brstack.sh) > /tmp/brstack.log 2>&1
+	echo "l2: test_brstack_rc $?"
+	sed 's/^/l2-log: /' /tmp/brstack.log
+	BRBE_EXPECTED=1 /tests/brbe_pmu > /tmp/brbe_pmu.log 2>&1
+	echo "l2: brbe_pmu_rc $?"
+	sed 's/^/l2-log: /' /tmp/brbe_pmu.log
+fi
+echo "l2: done 1"
