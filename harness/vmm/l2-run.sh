@@ -14,6 +14,11 @@ echo "l2: kernel $(uname -r)"
 dmesg | grep 'hw perfevents' | sed 's/^/l2-log: /'
 echo "l2: pmu_probed $(dmesg | grep -c 'hw perfevents: enabled with armv8_pmuv3 PMU driver')"
 
+# The vPMU counts exactly under icount: known-loop retires 2 + 2 * 10^7 + 3
+# user instructions
+perf stat -x, -e instructions:u known-loop 2> /tmp/stat.log > /dev/null
+echo "l2: instructions_u $(cut -d, -f1 /tmp/stat.log | grep -E '^[0-9]+$')"
+
 # Branch-stack events open only where our driver found BRBE
 perf record -q -o /tmp/true.data -j any,u -e cycles:u -- true > /tmp/true.log 2>&1
 echo "l2: brbe_record_rc $?"
@@ -28,8 +33,10 @@ perf record -q -j any,u -e cycles:u -c 1000000 -o /tmp/l2.data known-loop \
 	> /tmp/rec.log 2>&1
 echo "l2: record_rc $?"
 sed 's/^/l2-log: /' /tmp/rec.log
-perf script -i /tmp/l2.data -F brstack 2>/dev/null > /tmp/l2.script
-echo "l2: samples $(grep -c . /tmp/l2.script)"
+perf script -i /tmp/l2.data -F brstack 2>/tmp/script.err > /tmp/l2.script
+sed "s/^/l2-log: perf script: /" /tmp/script.err
+# -F brstack prints an empty line for a sample without records
+echo "l2: samples $(perf script -i /tmp/l2.data -F ip 2>/dev/null | grep -c .)"
 echo "l2: samples_with_records $(grep -c 0x /tmp/l2.script)"
 # records with both addresses (an interrupt's half-recorded entry or
 # return has 0 for the other one)

@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <linux/kvm.h>
+#include <linux/types.h>
+
+typedef __u8 u8;
+typedef __u32 u32;
+typedef __u64 u64;
 
 /* The guest's physical map; l2.dts describes the same addresses. */
 #define RAM_BASE	0x40000000UL
@@ -42,19 +46,20 @@
 #define PMU_INTID	23		/* PPI 7 */
 
 /* linux,initrd-end in l2.dts, replaced by the real end at load time */
-static const uint8_t initrd_end_magic[8] = {
+static const u8 initrd_end_magic[8] = {
 	0xf0, 0x0d, 0xca, 0xfe, 0xde, 0xad, 0xbe, 0xef
 };
 
 /* PL011 registers this model answers */
 #define UART_DR		0x000
 #define UART_FR		0x018
-#define UART_FR_TXFE	(1U << 7)
-#define UART_FR_RXFE	(1U << 4)
+#define BIT(n)		(1U << (n))
+#define UART_FR_TXFE	BIT(7)
+#define UART_FR_RXFE	BIT(4)
 #define UART_PERIPH_ID	0xfe0
 
 /* PL011 (r1p5) peripheral and PrimeCell IDs, one byte per word */
-static const uint8_t uart_ids[8] = {
+static const u8 uart_ids[8] = {
 	0x11, 0x10, 0x14, 0x00, 0x0d, 0xf0, 0x05, 0xb1
 };
 
@@ -79,7 +84,7 @@ static void die(const char *fmt, ...)
  *
  * Return: the file's size.
  */
-static size_t load_file(const char *path, uint8_t *dst, size_t max)
+static size_t load_file(const char *path, u8 *dst, size_t max)
 {
 	size_t done = 0;
 	ssize_t n;
@@ -110,9 +115,9 @@ static size_t load_file(const char *path, uint8_t *dst, size_t max)
  *
  * Return: the text offset, the entry point's offset from RAM_BASE.
  */
-static uint64_t check_image(const uint8_t *img)
+static u64 check_image(const u8 *img)
 {
-	uint64_t text_offset, image_size;
+	u64 text_offset, image_size;
 
 	memcpy(&text_offset, img + 8, 8);
 	memcpy(&image_size, img + 16, 8);
@@ -134,7 +139,7 @@ static uint64_t check_image(const uint8_t *img)
  * @size:	its size
  * @end:	the initrd's end IPA
  */
-static void patch_initrd_end(uint8_t *dtb, size_t size, uint64_t end)
+static void patch_initrd_end(u8 *dtb, size_t size, u64 end)
 {
 	size_t i;
 	int s;
@@ -151,29 +156,29 @@ static void patch_initrd_end(uint8_t *dtb, size_t size, uint64_t end)
 	die("no linux,initrd-end placeholder in the DTB");
 }
 
-static void set_dev_attr(int fd, uint32_t group, uint64_t attr, void *addr,
+static void set_dev_attr(int fd, u32 group, u64 attr, void *addr,
 			 const char *what)
 {
 	struct kvm_device_attr a = {
-		.group = group, .attr = attr, .addr = (uint64_t)addr,
+		.group = group, .attr = attr, .addr = (u64)addr,
 	};
 
 	if (ioctl(fd, KVM_SET_DEVICE_ATTR, &a))
 		die("%s", what);
 }
 
-static void set_core_reg(int vcpu, uint64_t off, uint64_t val)
+static void set_core_reg(int vcpu, u64 off, u64 val)
 {
 	struct kvm_one_reg reg = {
 		.id = KVM_REG_ARM64 | KVM_REG_SIZE_U64 | KVM_REG_ARM_CORE | off,
-		.addr = (uint64_t)&val,
+		.addr = (u64)&val,
 	};
 
 	if (ioctl(vcpu, KVM_SET_ONE_REG, &reg))
 		die("KVM_SET_ONE_REG 0x%llx", (unsigned long long)reg.id);
 }
 
-#define CORE_REG(x) (offsetof(struct kvm_regs, x) / sizeof(uint32_t))
+#define CORE_REG(x) (offsetof(struct kvm_regs, x) / sizeof(u32))
 
 /**
  * create_vgic() - create the in-kernel vGICv3 at l2.dts's addresses
@@ -184,7 +189,7 @@ static void set_core_reg(int vcpu, uint64_t off, uint64_t val)
 static int create_vgic(int vm)
 {
 	struct kvm_create_device dev = { .type = KVM_DEV_TYPE_ARM_VGIC_V3 };
-	uint64_t dist = GICD_BASE, redist = GICR_BASE;
+	u64 dist = GICD_BASE, redist = GICR_BASE;
 
 	if (ioctl(vm, KVM_CREATE_DEVICE, &dev))
 		die("KVM_CREATE_DEVICE vGICv3");
@@ -221,8 +226,8 @@ static int create_vcpu(int kvm, int vm, int gic)
 		die("KVM_CREATE_VCPU");
 	if (ioctl(vm, KVM_ARM_PREFERRED_TARGET, &init))
 		die("KVM_ARM_PREFERRED_TARGET");
-	init.features[0] |= (1U << KVM_ARM_VCPU_PSCI_0_2) |
-			    (1U << KVM_ARM_VCPU_PMU_V3);
+	init.features[0] |= BIT(KVM_ARM_VCPU_PSCI_0_2) |
+			    BIT(KVM_ARM_VCPU_PMU_V3);
 	if (ioctl(vcpu, KVM_ARM_VCPU_INIT, &init))
 		die("KVM_ARM_VCPU_INIT");
 
@@ -237,12 +242,12 @@ static int create_vcpu(int kvm, int vm, int gic)
 
 /**
  * uart_access() - the PL011: transmit, report an empty FIFO, name itself
- * @mmio:	the exit's MMIO access, inside the UART's page
+ * @run:	the vCPU's run structure: an MMIO exit inside the UART's page
  */
 static void uart_access(struct kvm_run *run)
 {
-	uint64_t off = run->mmio.phys_addr - UART_BASE;
-	uint32_t val = 0;
+	u64 off = run->mmio.phys_addr - UART_BASE;
+	u32 val = 0;
 
 	if (run->mmio.is_write) {
 		if (off == UART_DR && write(STDOUT_FILENO, run->mmio.data, 1) < 0)
@@ -267,7 +272,7 @@ static void uart_access(struct kvm_run *run)
 static void mmio_access(struct kvm_run *run)
 {
 	static int warned;
-	uint64_t pa = run->mmio.phys_addr;
+	u64 pa = run->mmio.phys_addr;
 
 	if (pa >= UART_BASE && pa < UART_BASE + UART_SIZE) {
 		uart_access(run);
@@ -316,10 +321,10 @@ int main(int argc, char **argv)
 {
 	struct kvm_userspace_memory_region mem;
 	size_t initrd_size, dtb_size;
-	uint64_t text_offset;
+	u64 text_offset;
 	struct kvm_run *run;
 	int kvm, vm, gic, vcpu;
-	uint8_t *ram;
+	u8 *ram;
 	long run_size;
 
 	if (argc != 4) {
@@ -339,7 +344,7 @@ int main(int argc, char **argv)
 		die("mmap guest RAM");
 	mem = (struct kvm_userspace_memory_region) {
 		.slot = 0, .guest_phys_addr = RAM_BASE,
-		.memory_size = RAM_SIZE, .userspace_addr = (uint64_t)ram,
+		.memory_size = RAM_SIZE, .userspace_addr = (u64)ram,
 	};
 	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &mem))
 		die("KVM_SET_USER_MEMORY_REGION");
