@@ -194,16 +194,16 @@ qemu_args() {
 # plans/l2-guest.plan to boot as a KVM guest: the base archive is shared by
 # every kernel, so it cannot hold one.
 initrd_with_command() {
-	local dir=$1 cmd=$2 files=run.sh
+	local dir=$1 cmd=$2 files=(run.sh)
 	mkdir -p "$dir/root"
 	printf '%s\n' "$cmd" > "$dir/root/run.sh"
 	if [ "${L2_IMAGE:-0}" = 1 ]; then
 		mkdir -p "$dir/root/l2"
 		cp "$IMAGE" "$dir/root/l2/Image"
-		files="$files l2 l2/Image"
+		files+=(l2 l2/Image)
 	fi
 	cat "$INITRD" > "$dir/initrd"
-	(cd "$dir/root" && printf '%s\n' $files | cpio -o -H newc --quiet) >> "$dir/initrd"
+	(cd "$dir/root" && printf '%s\n' "${files[@]}" | cpio -o -H newc --quiet) >> "$dir/initrd"
 }
 
 shell() {

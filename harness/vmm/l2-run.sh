@@ -8,7 +8,7 @@
 
 mode=$(cat /etc/l2-mode 2>/dev/null)
 echo "l2: mode ${mode:-short}"
-echo "l2: kernel $(uname -r)"
+echo "l2: kernel $(uname -rv)"
 
 # The PMU as probed from l2.dts: our driver through arm_pmu's probe line
 dmesg | grep 'hw perfevents' | sed 's/^/l2-log: /'
@@ -56,4 +56,4 @@ if [ "$mode" = full ]; then
 	echo "l2: brbe_pmu_rc $?"
 	sed 's/^/l2-log: /' /tmp/brbe_pmu.log
 fi
-echo "l2: done 1"
+echo "l2: finished 1"
