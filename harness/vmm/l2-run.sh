@@ -4,7 +4,7 @@
 # guest), started by the same init as the QEMU guest's. It prints facts as
 # "l2: NAME VALUE" lines and logs as "l2-log: ..." lines on the console;
 # plans/l2-guest.plan, outside, turns them into results. /etc/l2-mode
-# says "short" (make check) or "full" (adds test_brstack.sh and brbe_pmu).
+# says "short" (make check) or "full" (adds our brbe_pmu selftest).
 
 mode=$(cat /etc/l2-mode 2>/dev/null)
 echo "l2: mode ${mode:-short}"
@@ -48,10 +48,13 @@ echo "l2: kernel_addresses $(tr ' ' '\n' < /tmp/l2.script | grep -cE '0x[89a-f][
 grep -v "^$from/$to/" /tmp/l2.full | head -n 5 | sed 's/^/l2-log: other record /'
 head -n 1 /tmp/l2.script | cut -c1-200 | sed 's/^/l2-log: first sample /'
 
+t0=$(cut -d' ' -f1 /proc/uptime)
+(cd /usr/bin/tests/shell && bash ./test_brstack.sh) > /tmp/brstack.log 2>&1
+echo "l2: test_brstack_rc $?"
+sed 's/^/l2-log: /' /tmp/brstack.log
+echo "l2-log: test_brstack.sh took $(awk -v a="$t0" '{ printf "%.2f", $1 - a }' /proc/uptime) s"
+
 if [ "$mode" = full ]; then
-	(cd /usr/bin/tests/shell && bash ./test_brstack.sh) > /tmp/brstack.log 2>&1
-	echo "l2: test_brstack_rc $?"
-	sed 's/^/l2-log: /' /tmp/brstack.log
 	BRBE_EXPECTED=1 /tests/brbe_pmu > /tmp/brbe_pmu.log 2>&1
 	echo "l2: brbe_pmu_rc $?"
 	sed 's/^/l2-log: /' /tmp/brbe_pmu.log
