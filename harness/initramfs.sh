@@ -17,6 +17,7 @@ BUSYBOX=/bin/busybox
 PERF_BIN=$("$HARNESS/perf.sh" path)
 TESTS_DIR=$("$HARNESS/tests.sh" path)
 KVM_TESTS_DIR=$("$HARNESS/kvm-tests.sh" path)
+VMM_DIR=$("$HARNESS/vmm/build.sh" path)
 
 # The base tree's own perf shell tests that the plans run, in tests/shell
 # beside the perf binary as perf test expects them, and bash to run them:
@@ -36,8 +37,9 @@ is_arm64_elf() {
 # The base tree, perf and the test folders are named by their inputs: their
 # paths stand for their contents.
 OUT=$CACHE/initramfs/$({ hash_inputs "$BUSYBOX" "$BASH_STATIC" \
-	"$HARNESS/plans" "$HARNESS/guest" "$HARNESS/qemu/guest" "$0"
-	echo "$PERF_BIN $TESTS_DIR $KVM_TESTS_DIR $BASE_TREE"; } | sha256sum | cut -c1-16).cpio
+	"$HARNESS/plans" "$HARNESS/guest" "$HARNESS/qemu/guest" \
+	"$HARNESS/vmm/l2-run.sh" "$0"
+	echo "$PERF_BIN $TESTS_DIR $KVM_TESTS_DIR $VMM_DIR $BASE_TREE"; } | sha256sum | cut -c1-16).cpio
 
 build() {
 	local t
@@ -45,6 +47,7 @@ build() {
 	"$HARNESS/perf.sh" build
 	"$HARNESS/tests.sh" build
 	"$HARNESS/kvm-tests.sh" build
+	"$HARNESS/vmm/build.sh" build
 	"$HARNESS/base.sh" build
 	is_arm64_elf "$BUSYBOX" || die "$BUSYBOX is not arm64: run 'make deps' (busybox-static:arm64)"
 	is_arm64_elf "$PERF_BIN" || die "$PERF_BIN is not an arm64 perf"
@@ -81,6 +84,11 @@ build() {
 	find "$TESTS_DIR" -maxdepth 1 -type f -perm -u+x -exec install -m 755 {} "$root/tests/" \;
 	# KVM selftests, run by plans/kvm.plan
 	install -m 755 "$KVM_TESTS_DIR"/* "$root/kvm/"
+	# Our VMM, its guest's DTB and the script the guest runs, for
+	# plans/l2-guest.plan (the kernel Image comes with L2_IMAGE=1)
+	install -D -m 755 "$VMM_DIR/l2-vmm" "$root/l2/l2-vmm"
+	install -m 644 "$VMM_DIR/l2.dtb" "$root/l2/l2.dtb"
+	install -m 755 "$HARNESS/vmm/l2-run.sh" "$root/l2/run.sh"
 	cp "$HARNESS"/plans/* "$root/plans/" 2>/dev/null || true
 	echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
 	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> "$root/etc/passwd"

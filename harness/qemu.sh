@@ -11,6 +11,7 @@
 # Machine knobs (environment): SMP (1), QEMU_CPU (max), KVM_MODE (vhe|nvhe),
 # ICOUNT (shift=0,sleep=off; empty to disable), MEM (1G), APPEND (extra
 # kernel arguments), SHARE (host folder mounted at /share over virtio-9p),
+# L2_IMAGE=1 (run only: the Image also at /l2/Image, for plans/l2-guest.plan),
 # QEMU (binary; default: ours, harness/qemu/build.sh path), TIMEOUT (seconds, run only; default 900), KUNIT=1 (run
 # the built-in KUnit suites at boot), DTB (a device tree to boot instead of
 # the one QEMU generates, made for the same SMP, QEMU_CPU and MEM: e.g.
@@ -189,12 +190,20 @@ qemu_args() {
 
 # The command rides in a second cpio appended to the initramfs: the kernel
 # unpacks both, so the cached base archive is never rebuilt for a new CMD.
+# L2_IMAGE=1 adds the booted kernel's Image as /l2/Image, for
+# plans/l2-guest.plan to boot as a KVM guest: the base archive is shared by
+# every kernel, so it cannot hold one.
 initrd_with_command() {
-	local dir=$1 cmd=$2
+	local dir=$1 cmd=$2 files=(run.sh)
 	mkdir -p "$dir/root"
 	printf '%s\n' "$cmd" > "$dir/root/run.sh"
+	if [ "${L2_IMAGE:-0}" = 1 ]; then
+		mkdir -p "$dir/root/l2"
+		cp "$IMAGE" "$dir/root/l2/Image"
+		files+=(l2 l2/Image)
+	fi
 	cat "$INITRD" > "$dir/initrd"
-	(cd "$dir/root" && echo run.sh | cpio -o -H newc --quiet) >> "$dir/initrd"
+	(cd "$dir/root" && printf '%s\n' "${files[@]}" | cpio -o -H newc --quiet) >> "$dir/initrd"
 }
 
 shell() {

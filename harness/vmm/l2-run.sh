@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Runs as /run.sh in the L2 guest (our kernel under l2-vmm, inside the QEMU
+# guest), started by the same init as the QEMU guest's. It prints facts as
+# "l2: NAME VALUE" lines and logs as "l2-log: ..." lines on the console;
+# plans/l2-guest.plan, outside, turns them into results.
+
+echo "l2: kernel $(uname -rv)"
+
+# The PMU as probed from l2.dts: our driver through arm_pmu's probe line
+dmesg | grep 'hw perfevents' | sed 's/^/l2-log: /'
+echo "l2: pmu_probed $(dmesg | grep -c 'hw perfevents: enabled with armv8_pmuv3 PMU driver')"
+
+# The vPMU counts exactly under icount: known-loop retires 2 + 2 * 10^7 + 3
+# user instructions
+perf stat -x, -e instructions:u known-loop 2> /tmp/stat.log > /dev/null
+echo "l2: instructions_u $(cut -d, -f1 /tmp/stat.log | grep -E '^[0-9]+$')"
+
+# Branch-stack events open only where our driver found BRBE
+perf record -q -o /tmp/true.data -j any,u -e cycles:u -- true > /tmp/true.log 2>&1
+echo "l2: brbe_record_rc $?"
+sed 's/^/l2-log: /' /tmp/true.log
+
+# known-loop: subs at entry+8, its b.ne at entry+12 back to entry+8
+entry=$(od -An -j24 -N8 -tx8 /usr/bin/known-loop | tr -d ' ')
+from=$(printf '0x%x' $((0x$entry + 12)))
+to=$(printf '0x%x' $((0x$entry + 8)))
+echo "l2: loop_branch $from/$to"
+perf record -q -j any,u -e cycles:u -c 1000000 -o /tmp/l2.data known-loop \
+	> /tmp/rec.log 2>&1
+echo "l2: record_rc $?"
+sed 's/^/l2-log: /' /tmp/rec.log
+perf script -i /tmp/l2.data -F brstack 2>/tmp/script.err > /tmp/l2.script
+sed "s/^/l2-log: perf script: /" /tmp/script.err
+# -F brstack prints an empty line for a sample without records
+echo "l2: samples $(perf script -i /tmp/l2.data -F ip 2>/dev/null | grep -c .)"
+echo "l2: samples_with_records $(grep -c 0x /tmp/l2.script)"
+# records with both addresses (an interrupt's half-recorded entry or
+# return has 0 for the other one)
+tr ' ' '\n' < /tmp/l2.script | grep '^0x' |
+	grep -v -e '^0x0/' -e '^0x[0-9a-f]*/0x0/' > /tmp/l2.full
+echo "l2: full_records $(grep -c . /tmp/l2.full)"
+echo "l2: loop_records $(grep -c "^$from/$to/" /tmp/l2.full)"
+echo "l2: kernel_addresses $(tr ' ' '\n' < /tmp/l2.script | grep -cE '0x[89a-f][0-9a-f]{15}')"
+grep -v "^$from/$to/" /tmp/l2.full | head -n 5 | sed 's/^/l2-log: other record /'
+head -n 1 /tmp/l2.script | cut -c1-200 | sed 's/^/l2-log: first sample /'
+
+t0=$(cut -d' ' -f1 /proc/uptime)
+(cd /usr/bin/tests/shell && bash ./test_brstack.sh) > /tmp/brstack.log 2>&1
+echo "l2: test_brstack_rc $?"
+sed 's/^/l2-log: /' /tmp/brstack.log
+echo "l2-log: test_brstack.sh took $(awk -v a="$t0" '{ printf "%.2f", $1 - a }' /proc/uptime) s"
+
+# Our selftest's exact records, as on bare metal
+BRBE_EXPECTED=1 /tests/brbe_pmu > /tmp/brbe_pmu.log 2>&1
+echo "l2: brbe_pmu_rc $?"
+sed 's/^/l2-log: /' /tmp/brbe_pmu.log
+echo "l2: finished 1"
