@@ -19,7 +19,12 @@
  *     EC buffer, BSC full) with PMBPTR_EL1 after the last record that
  *     fit, and profiling stopped there;
  *   - the same loop into a buffer whose pages the guest never touched,
- *     so not yet mapped at stage 2, still gives every record;
+ *     so not yet mapped at stage 2, gives every record but the first,
+ *     whose write took the fault, with a clear status: KVM mapped the
+ *     buffer's pages at once and resumed the guest's profiling;
+ *   - with its PPI named (KVM_ARM_VCPU_SPE_IRQ), a buffer that fills
+ *     raises the guest's own interrupt, once, and its handler reads the
+ *     full status;
  *   - userspace can hide SPE (PMSVer written 0): the guest then reads
  *     PMSVer 0 and takes an UNDEF on PMSCR_EL1.
  *
@@ -36,6 +41,7 @@
 #include <string.h>
 
 #include <kvm_util.h>
+#include <gic.h>
 #include <processor.h>
 #include <test_util.h>
 #include <vgic.h>
@@ -59,7 +65,14 @@
 #define BUF_PAGES		4
 #define PAGE			4096
 
-enum phase { PH_ID, PH_PROFILE, PH_FULL, PH_FRESH, PH_HIDDEN };
+/* The vCPU attribute that names the buffer's PPI (the base's UAPI lacks it) */
+#ifndef KVM_ARM_VCPU_SPE_CTRL
+#define KVM_ARM_VCPU_SPE_CTRL	3
+#define KVM_ARM_VCPU_SPE_IRQ	0
+#endif
+#define SPE_PPI			21
+
+enum phase { PH_ID, PH_PROFILE, PH_FULL, PH_FRESH, PH_IRQ, PH_HIDDEN };
 
 /* one-reg values: userspace's to the guest, the guest's to userspace */
 #define HOST_PMSIRR		(INTERVAL * 3)
@@ -70,6 +83,8 @@ static uint64_t guest_phase, guest_buf, guest_buf_size;
 /* Filled by the guest */
 static uint64_t guest_dfr0, guest_pmsidr, guest_pmsirr, guest_ptr, guest_status;
 static uint64_t guest_undefs;
+/* The guest's buffer interrupts: how many, the last INTID and PMBSR_EL1 */
+static uint64_t guest_irqs, guest_irq_intid, guest_irq_status;
 
 /* As pmu_host_guest.c: an asm label's address, right in host and guest */
 #define ASM_LABEL(label)						\
@@ -156,6 +171,14 @@ static void guest_phase_run(uint64_t phase)
 	case PH_FRESH:
 		guest_profile(guest_buf, guest_buf_size);
 		break;
+	case PH_IRQ:
+		gic_init(GIC_V3, 1);
+		gic_irq_enable(SPE_PPI);
+		local_irq_enable();
+		guest_touch(guest_buf, guest_buf_size);
+		guest_profile(guest_buf, guest_buf_size);
+		local_irq_disable();
+		break;
 	case PH_HIDDEN:
 		guest_dfr0 = read_sysreg(id_aa64dfr0_el1);
 		read_sysreg_s(SYS_PMSCR_EL1);
@@ -177,6 +200,26 @@ static void guest_undef_handler(struct ex_regs *regs)
 {
 	guest_undefs++;
 	regs->pc += 4;
+}
+
+/*
+ * The buffer management interrupt, as a guest driver takes it: read the
+ * status, stop the buffer (it is full) and clear the status, which KVM
+ * turns into the interrupt's low level at the exit the write traps to.
+ */
+static void guest_irq_handler(struct ex_regs *regs)
+{
+	unsigned int intid = gic_get_and_ack_irq();
+
+	guest_irqs++;
+	guest_irq_intid = intid;
+	spe_drain();
+	guest_irq_status = read_sysreg_s(SYS_PMBSR_EL1);
+	guest_ptr = read_sysreg_s(SYS_PMBPTR_EL1);
+	write_sysreg_s(0, SYS_PMBLIMITR_EL1);
+	write_sysreg_s(0, SYS_PMBSR_EL1);
+	isb();
+	gic_set_eoi(intid);
 }
 
 /* ---- host side ---- */
@@ -210,6 +253,22 @@ static void phase_run(struct kvm_vcpu *vcpu, uint64_t phase)
 	sync_global_from_guest(vm, guest_ptr);
 	sync_global_from_guest(vm, guest_status);
 	sync_global_from_guest(vm, guest_undefs);
+	sync_global_from_guest(vm, guest_irqs);
+	sync_global_from_guest(vm, guest_irq_intid);
+	sync_global_from_guest(vm, guest_irq_status);
+}
+
+/* Name the buffer's PPI to KVM: 0, or the errno */
+static int spe_irq_set(struct kvm_vcpu *vcpu)
+{
+	int irq = SPE_PPI;
+	struct kvm_device_attr attr = {
+		.group = KVM_ARM_VCPU_SPE_CTRL,
+		.attr = KVM_ARM_VCPU_SPE_IRQ,
+		.addr = (uint64_t)&irq,
+	};
+
+	return __vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &attr) ? errno : 0;
 }
 
 /* A VM of one vCPU with a vPMU, which KVM requires for SPE */
@@ -235,6 +294,7 @@ static struct kvm_vcpu *vpmu_vm_create(struct kvm_vm **vm)
 	/* An unexpected exception (an UNDEF) fails the run, naming itself */
 	vm_init_descriptor_tables(*vm);
 	vcpu_init_descriptor_tables(vcpu);
+	vm_install_exception_handler(*vm, VECTOR_IRQ_CURRENT, guest_irq_handler);
 	TEST_ASSERT(vgic_v3_setup(*vm, 1, 64) >= 0, "vGICv3");
 	vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &irq_attr);
 	vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &init_attr);
@@ -304,11 +364,11 @@ static uint64_t le(const uint8_t *p, int n)
 
 /*
  * Walk the records in [p, p + len): each must be one PC packet at EL1,
- * events, operation type, two latencies and End, at the PC of member
- * 256 * k of spe_loop. Return: the number of records, or -1 (printed)
- * at the first that is not.
+ * events, operation type, two latencies and End, the k-th (from @first)
+ * at the PC of member 256 * k of spe_loop. Return: the number of
+ * records, or -1 (printed) at the first that is not.
  */
-static int records_check(const uint8_t *p, uint64_t len)
+static int records_check(const uint8_t *p, uint64_t len, uint64_t first)
 {
 	uint64_t body = ASM_LABEL(spe_loop_body), k, pc, member;
 	int n = 0;
@@ -318,12 +378,12 @@ static int records_check(const uint8_t *p, uint64_t len)
 			       (unsigned long)len, REC_SIZE);
 		return -1;
 	}
-	for (k = 1; k <= len / REC_SIZE; k++, p += REC_SIZE) {
+	for (k = first; k < first + len / REC_SIZE; k++, p += REC_SIZE) {
 		member = INTERVAL * k;
 		pc = body + 4 * ((member - 2) % LOOP_INSNS);
 		if (p[0] != 0xb0 || (le(p + 1, 8) & ((1ULL << 56) - 1)) != pc ||
 		    ((le(p + 1, 8) >> 61) & 3) != 1 || p[REC_SIZE - 1] != 0x01) {
-			ksft_print_msg("record %lu: PC packet %#x %#lx, End %#x; expected PC %#lx at EL1\n",
+			ksft_print_msg("record %lu: PC %#x %#lx, End %#x; expected %#lx at EL1\n",
 				       (unsigned long)k, p[0], (unsigned long)le(p + 1, 8),
 				       p[REC_SIZE - 1], (unsigned long)pc);
 			return -1;
@@ -333,8 +393,8 @@ static int records_check(const uint8_t *p, uint64_t len)
 	return n;
 }
 
-/* The buffer's records after a profiling phase: -1 if malformed */
-static int phase_records(struct kvm_vm *vm, uint64_t buf)
+/* The buffer's records after a profiling phase, from sample @first: -1 if malformed */
+static int phase_records(struct kvm_vm *vm, uint64_t buf, uint64_t first)
 {
 	uint64_t len = guest_ptr - buf;
 
@@ -343,7 +403,7 @@ static int phase_records(struct kvm_vm *vm, uint64_t buf)
 			       (unsigned long)guest_ptr, (unsigned long)buf);
 		return -1;
 	}
-	return records_check(addr_gva2hva(vm, buf), len);
+	return records_check(addr_gva2hva(vm, buf), len, first);
 }
 
 static void test_id_and_one_reg(struct kvm_vcpu *vcpu)
@@ -368,15 +428,21 @@ static void test_id_and_one_reg(struct kvm_vcpu *vcpu)
 	report(val == GUEST_PMSLATFR, "one_reg_pmslatfr_from_guest");
 }
 
+/*
+ * The loop into a buffer of BUF_PAGES pages. The first sample whose record
+ * takes a stage-2 fault (at its first byte: nothing cut) is lost, as a
+ * buffer management event loses it on bare metal; KVM maps the buffer and
+ * the guest's profiling resumes with the next: @lost samples are missing.
+ */
 static void test_profile(struct kvm_vcpu *vcpu, enum phase phase, uint64_t buf,
-			 const char *name)
+			 int lost, const char *name)
 {
-	int expect = (LOOP_INSNS * LOOP_N + 2) / INTERVAL, n;
+	int expect = (LOOP_INSNS * LOOP_N + 2) / INTERVAL - lost, n;
 
 	guest_buf = buf;
 	guest_buf_size = BUF_PAGES * PAGE;
 	phase_run(vcpu, phase);
-	n = phase_records(vcpu->vm, buf);
+	n = phase_records(vcpu->vm, buf, 1 + lost);
 	ksft_print_msg("%s: PMBSR_EL1 %#lx, %d records (%d expected)\n", name,
 		       (unsigned long)guest_status, n, expect);
 	report(!guest_status && n == expect, "%s", name);
@@ -391,13 +457,35 @@ static void test_full(struct kvm_vcpu *vcpu, uint64_t buf)
 	guest_buf = buf;
 	guest_buf_size = PAGE;
 	phase_run(vcpu, PH_FULL);
-	n = phase_records(vcpu->vm, buf);
-	ksft_print_msg("buffer full: PMBSR_EL1 %#lx, PMBPTR_EL1 at +%#lx, %d records (%d expected)\n",
+	n = phase_records(vcpu->vm, buf, 1);
+	ksft_print_msg("buffer full: PMBSR_EL1 %#lx, PMBPTR_EL1 +%#lx, %d records (%d expected)\n",
 		       (unsigned long)guest_status, (unsigned long)(guest_ptr - buf), n, expect);
 	report(guest_status == (PMBSR_S | PMBSR_BSC_FULL), "buffer_full_status");
 	report(n == expect, "buffer_full_records_exact");
 	vcpu_get_reg(vcpu, ONE_REG(PMBSR_EL1), &val);
 	report(!val, "buffer_full_status_cleared_by_guest");
+}
+
+/*
+ * The buffer fills with the guest's interrupts on: it takes its PPI once,
+ * reads its PMBSR_EL1 in the handler, and the records stop where they
+ * did without the interrupt.
+ */
+static void test_irq(struct kvm_vcpu *vcpu, uint64_t buf, int set)
+{
+	int expect = (PAGE - 64) / REC_SIZE + 1, n;
+
+	guest_buf = buf;
+	guest_buf_size = PAGE;
+	phase_run(vcpu, PH_IRQ);
+	n = phase_records(vcpu->vm, buf, 1);
+	ksft_print_msg("irq: attribute %s, %lu taken, INTID %lu, PMBSR_EL1 %#lx, %d records\n",
+		       set ? strerror(set) : "set", (unsigned long)guest_irqs,
+		       (unsigned long)guest_irq_intid, (unsigned long)guest_irq_status, n);
+	report(!set, "irq_attribute_accepted");
+	report(guest_irqs == 1 && guest_irq_intid == SPE_PPI, "irq_taken_once_as_its_ppi");
+	report(guest_irq_status == (PMBSR_S | PMBSR_BSC_FULL) && n == expect,
+	       "irq_handler_reads_full_status");
 }
 
 /* Userspace hides SPE: the guest sees none and UNDEFs on its registers */
@@ -412,6 +500,7 @@ static void test_hidden(void)
 	vcpu_get_reg(vcpu, id, &dfr0);
 	vcpu_set_reg(vcpu, id, dfr0 & ~DFR0_PMSVER_MASK);
 	report(!reg_listed(vcpu, ONE_REG(PMSCR_EL1)), "hidden_spe_not_in_reg_list");
+	report(spe_irq_set(vcpu) == ENODEV, "hidden_spe_irq_attribute_refused");
 	phase_run(vcpu, PH_HIDDEN);
 	report(!(guest_dfr0 & DFR0_PMSVER_MASK), "hidden_spe_id_reads_zero");
 	report(guest_undefs == 1, "hidden_spe_register_undefs");
@@ -424,6 +513,7 @@ int main(void)
 	uint64_t size = BUF_PAGES * PAGE;
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
+	int irq_set;
 
 	ksft_print_header();
 	TEST_REQUIRE(kvm_has_cap(KVM_CAP_ARM_PMU_V3));
@@ -437,13 +527,18 @@ int main(void)
 				   (unsigned long)dfr0);
 	}
 
-	ksft_set_plan(5 + 1 + 3 + 1 + 3);
+	/* For a host session's check that none of its records is the guest's */
+	ksft_print_msg("guest loop at %#lx, %d bytes\n", (unsigned long)ASM_LABEL(spe_loop_body),
+		       4 * LOOP_INSNS);
+	irq_set = spe_irq_set(vcpu);
+	ksft_set_plan(5 + 1 + 3 + 1 + 3 + 4);
 	test_id_and_one_reg(vcpu);
-	test_profile(vcpu, PH_PROFILE, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR),
+	test_profile(vcpu, PH_PROFILE, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 0,
 		     "loop_records_exact");
 	test_full(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR));
-	test_profile(vcpu, PH_FRESH, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR),
+	test_profile(vcpu, PH_FRESH, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 1,
 		     "unmapped_buffer_records_exact");
+	test_irq(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), irq_set);
 	kvm_vm_free(vm);
 
 	test_hidden();
