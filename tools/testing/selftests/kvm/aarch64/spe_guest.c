@@ -25,6 +25,8 @@
  *   - with its PPI named (KVM_ARM_VCPU_SPE_IRQ), a buffer that fills
  *     raises the guest's own interrupt, once, and its handler reads the
  *     full status;
+ *   - asking for physical addresses and physical timestamps, the guest
+ *     gets timestamps of its virtual count and no physical address;
  *   - userspace can hide SPE (PMSVer written 0): the guest then reads
  *     PMSVer 0 and takes an UNDEF on PMSCR_EL1.
  *
@@ -53,6 +55,9 @@
 #define DFR0_PMSVER_MASK	(0xfULL << DFR0_PMSVER_SHIFT)
 
 #define PMSCR_E1SPE		BIT(1)
+#define PMSCR_PA		BIT(4)
+#define PMSCR_TS		BIT(5)
+#define PMSCR_PCT		BIT(6)
 #define PMBLIMITR_E		BIT(0)
 #define PMBSR_S			BIT(17)
 #define PMBSR_EC_SHIFT		26
@@ -62,6 +67,7 @@
 #define LOOP_N			25600	/* 3 * n + 2 members: 300 samples */
 #define LOOP_INSNS		3
 #define REC_SIZE		21	/* PC 9, events 3, type 2, two latencies 6, End 1 */
+#define REC_SIZE_TS		29	/* the same with a timestamp (9) instead of End */
 #define BUF_PAGES		4
 #define PAGE			4096
 
@@ -72,17 +78,19 @@
 #endif
 #define SPE_PPI			21
 
-enum phase { PH_ID, PH_PROFILE, PH_FULL, PH_FRESH, PH_IRQ, PH_HIDDEN };
+enum phase { PH_ID, PH_PROFILE, PH_FULL, PH_FRESH, PH_IRQ, PH_TS, PH_HIDDEN };
 
 /* one-reg values: userspace's to the guest, the guest's to userspace */
 #define HOST_PMSIRR		(INTERVAL * 3)
 #define GUEST_PMSLATFR		0x123
 
 /* Set by the host before each run */
-static uint64_t guest_phase, guest_buf, guest_buf_size;
+static uint64_t guest_phase, guest_buf, guest_buf_size, guest_pmscr = PMSCR_E1SPE;
 /* Filled by the guest */
 static uint64_t guest_dfr0, guest_pmsidr, guest_pmsirr, guest_ptr, guest_status;
 static uint64_t guest_undefs;
+/* The guest's virtual count around its loop */
+static uint64_t guest_vct0, guest_vct1;
 /* The guest's buffer interrupts: how many, the last INTID and PMBSR_EL1 */
 static uint64_t guest_irqs, guest_irq_intid, guest_irq_status;
 
@@ -136,8 +144,10 @@ static void guest_profile(uint64_t buf, uint64_t size)
 	write_sysreg_s(0, SYS_PMBSR_EL1);
 	write_sysreg_s((buf + size) | PMBLIMITR_E, SYS_PMBLIMITR_EL1);
 	isb();
-	((spe_loop_fn)ASM_LABEL(spe_loop))(LOOP_N, PMSCR_E1SPE);
+	guest_vct0 = read_sysreg(cntvct_el0);
+	((spe_loop_fn)ASM_LABEL(spe_loop))(LOOP_N, guest_pmscr);
 	spe_drain();
+	guest_vct1 = read_sysreg(cntvct_el0);
 	guest_ptr = read_sysreg_s(SYS_PMBPTR_EL1);
 	guest_status = read_sysreg_s(SYS_PMBSR_EL1);
 	write_sysreg_s(0, SYS_PMBLIMITR_EL1);
@@ -170,6 +180,12 @@ static void guest_phase_run(uint64_t phase)
 		break;
 	case PH_FRESH:
 		guest_profile(guest_buf, guest_buf_size);
+		break;
+	case PH_TS:
+		guest_touch(guest_buf, guest_buf_size);
+		guest_pmscr = PMSCR_E1SPE | PMSCR_PA | PMSCR_TS | PMSCR_PCT;
+		guest_profile(guest_buf, guest_buf_size);
+		guest_pmscr = PMSCR_E1SPE;
 		break;
 	case PH_IRQ:
 		gic_init(GIC_V3, 1);
@@ -256,6 +272,8 @@ static void phase_run(struct kvm_vcpu *vcpu, uint64_t phase)
 	sync_global_from_guest(vm, guest_irqs);
 	sync_global_from_guest(vm, guest_irq_intid);
 	sync_global_from_guest(vm, guest_irq_status);
+	sync_global_from_guest(vm, guest_vct0);
+	sync_global_from_guest(vm, guest_vct1);
 }
 
 /* Name the buffer's PPI to KVM: 0, or the errno */
@@ -362,30 +380,52 @@ static uint64_t le(const uint8_t *p, int n)
 	return v;
 }
 
+/* Set by the host for records_check(): records end with a timestamp */
+static bool records_ts;
+
+/*
+ * A record's last packet: End, or a timestamp of the guest's virtual
+ * count while its loop ran (PMSCR_EL2.PCT clear: never the physical)
+ */
+static bool record_end_ok(const uint8_t *p)
+{
+	uint64_t ts;
+
+	if (!records_ts)
+		return p[0] == 0x01;
+	ts = le(p + 1, 8);
+	if (p[0] == 0x71 && ts >= guest_vct0 && ts <= guest_vct1)
+		return true;
+	ksft_print_msg("timestamp %#x %#lx, guest's virtual count %#lx..%#lx\n", p[0],
+		       (unsigned long)ts, (unsigned long)guest_vct0, (unsigned long)guest_vct1);
+	return false;
+}
+
 /*
  * Walk the records in [p, p + len): each must be one PC packet at EL1,
- * events, operation type, two latencies and End, the k-th (from @first)
- * at the PC of member 256 * k of spe_loop. Return: the number of
- * records, or -1 (printed) at the first that is not.
+ * events, operation type, two latencies and End (or a timestamp), the
+ * k-th (from @first) at the PC of member 256 * k of spe_loop, and carry
+ * nothing else (no physical address). Return: the number of records, or
+ * -1 (printed) at the first that is not.
  */
 static int records_check(const uint8_t *p, uint64_t len, uint64_t first)
 {
 	uint64_t body = ASM_LABEL(spe_loop_body), k, pc, member;
-	int n = 0;
+	int size = records_ts ? REC_SIZE_TS : REC_SIZE, n = 0;
 
-	if (len % REC_SIZE) {
+	if (len % size) {
 		ksft_print_msg("%lu bytes of records, not a multiple of %d\n",
-			       (unsigned long)len, REC_SIZE);
+			       (unsigned long)len, size);
 		return -1;
 	}
-	for (k = first; k < first + len / REC_SIZE; k++, p += REC_SIZE) {
+	for (k = first; k < first + len / size; k++, p += size) {
 		member = INTERVAL * k;
 		pc = body + 4 * ((member - 2) % LOOP_INSNS);
 		if (p[0] != 0xb0 || (le(p + 1, 8) & ((1ULL << 56) - 1)) != pc ||
-		    ((le(p + 1, 8) >> 61) & 3) != 1 || p[REC_SIZE - 1] != 0x01) {
-			ksft_print_msg("record %lu: PC %#x %#lx, End %#x; expected %#lx at EL1\n",
+		    ((le(p + 1, 8) >> 61) & 3) != 1 || !record_end_ok(p + REC_SIZE - 1)) {
+			ksft_print_msg("record %lu: PC %#x %#lx; expected %#lx at EL1\n",
 				       (unsigned long)k, p[0], (unsigned long)le(p + 1, 8),
-				       p[REC_SIZE - 1], (unsigned long)pc);
+				       (unsigned long)pc);
 			return -1;
 		}
 		n++;
@@ -488,6 +528,30 @@ static void test_irq(struct kvm_vcpu *vcpu, uint64_t buf, int set)
 	       "irq_handler_reads_full_status");
 }
 
+/*
+ * The guest asks for physical addresses and physical timestamps
+ * (PMSCR_EL1.PA, PCT) with timestamps on: KVM runs it with PMSCR_EL2 0,
+ * which the Arm ARM makes gate both, so every record carries a timestamp
+ * of the guest's virtual count and no physical address (its loop has no
+ * load or store, so no record has a data address either: the check is
+ * the timestamp's, and the exact size of every record).
+ */
+static void test_timestamps(struct kvm_vcpu *vcpu, uint64_t buf)
+{
+	int expect = (LOOP_INSNS * LOOP_N + 2) / INTERVAL, n;
+
+	guest_buf = buf;
+	guest_buf_size = BUF_PAGES * PAGE;
+	records_ts = true;
+	phase_run(vcpu, PH_TS);
+	n = phase_records(vcpu->vm, buf, 1);
+	records_ts = false;
+	ksft_print_msg("timestamps: PMBSR_EL1 %#lx, %d records (%d expected), CNTVCT %#lx..%#lx\n",
+		       (unsigned long)guest_status, n, expect, (unsigned long)guest_vct0,
+		       (unsigned long)guest_vct1);
+	report(!guest_status && n == expect, "timestamps_virtual_no_pa");
+}
+
 /* Userspace hides SPE: the guest sees none and UNDEFs on its registers */
 static void test_hidden(void)
 {
@@ -531,7 +595,7 @@ int main(void)
 	ksft_print_msg("guest loop at %#lx, %d bytes\n", (unsigned long)ASM_LABEL(spe_loop_body),
 		       4 * LOOP_INSNS);
 	irq_set = spe_irq_set(vcpu);
-	ksft_set_plan(5 + 1 + 3 + 1 + 3 + 4);
+	ksft_set_plan(5 + 1 + 3 + 1 + 3 + 1 + 4);
 	test_id_and_one_reg(vcpu);
 	test_profile(vcpu, PH_PROFILE, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 0,
 		     "loop_records_exact");
@@ -539,6 +603,7 @@ int main(void)
 	test_profile(vcpu, PH_FRESH, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 1,
 		     "unmapped_buffer_records_exact");
 	test_irq(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), irq_set);
+	test_timestamps(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR));
 	kvm_vm_free(vm);
 
 	test_hidden();
