@@ -3,12 +3,12 @@
 # Build the KVM selftests run in the guest, statically linked for arm64:
 # the base tree's aarch64/vpmu_counter_access and get-reg-list (its
 # aarch64 part split off), unchanged, and our aarch64/pmu_host_guest and
-# aarch64/brbe_guest (tools/testing/selftests/kvm/aarch64/ of the
+# aarch64/brbe_guest and aarch64/spe_guest (tools/testing/selftests/kvm/aarch64/ of the
 # overlay), all on the base tree's unmodified KVM selftest library, and on
 # the same library the KVM benchmark of make bench, harness/bench/
 # kvm_exit.c (with its bench.h), built as aarch64/kvm_exit.
 #
-#   harness/kvm-tests.sh [build]   build the five binaries if needed
+#   harness/kvm-tests.sh [build]   build the six binaries if needed
 #   harness/kvm-tests.sh path      print their folder, build nothing
 #
 # The build runs on a scratch copy of the base's tools/ (the kvm Makefile
@@ -22,8 +22,9 @@
 KVM_SELFTESTS=tools/testing/selftests/kvm
 OURS=aarch64/pmu_host_guest
 BRBE=aarch64/brbe_guest
+SPE=aarch64/spe_guest
 BENCH=aarch64/kvm_exit
-PROGS="aarch64/vpmu_counter_access get-reg-list $OURS $BRBE $BENCH"
+PROGS="aarch64/vpmu_counter_access get-reg-list $OURS $BRBE $SPE $BENCH"
 OUT=$CACHE/kvm-tests/$(hash_inputs "$TOP/$KVM_SELFTESTS" "$TOP/BASE" "$0" \
 	"$HARNESS/bench/kvm_exit.c" "$HARNESS/bench/bench.h")
 

@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * spe_guest - a KVM guest with a vPMU programs the Statistical Profiling
+ * Extension directly
+ *
+ * KVM shows ID_AA64DFR0_EL1.PMSVer to a guest with a vPMU where the host
+ * has SPE, lets it own the profiling buffer (MDCR_EL2.E2PB 0b11, no TPMS
+ * trap) while it runs, and switches its PMS and PMB registers at every
+ * entry and exit (Documentation/arch/arm64/spe-kvm.rst). The guest
+ * programs SPE as on bare metal and hands what it read to the host,
+ * which checks:
+ *
+ *   - the guest sees SPE (PMSVer, PMSIDR_EL1), and its registers are
+ *     vCPU state that one-reg lists, reads and writes;
+ *   - a known loop sampled every 256 members into a buffer in guest
+ *     memory gives exactly its records, each at the PC that member's
+ *     position in the loop names, at EL1, and nothing else;
+ *   - a buffer of one page fills: the guest reads its own PMBSR_EL1 (S,
+ *     EC buffer, BSC full) with PMBPTR_EL1 after the last record that
+ *     fit, and profiling stopped there;
+ *   - the same loop into a buffer whose pages the guest never touched,
+ *     so not yet mapped at stage 2, gives every record but the first,
+ *     whose write took the fault, with a clear status: KVM mapped the
+ *     buffer's pages at once and resumed the guest's profiling;
+ *   - with its PPI named (KVM_ARM_VCPU_SPE_IRQ), a buffer that fills
+ *     raises the guest's own interrupt, once, and its handler reads the
+ *     full status;
+ *   - asking for physical addresses and physical timestamps, the guest
+ *     gets timestamps of its virtual count and no physical address;
+ *   - userspace can hide SPE (PMSVer written 0): the guest then reads
+ *     PMSVer 0 and takes an UNDEF on PMSCR_EL1.
+ *
+ * Under QEMU's -icount the members are exact: the enabling ISB, the loop's
+ * 3 * n instructions, then the disabling MSR; with PMSICR_EL1 = 0 and an
+ * interval of 256, member 256 * k is sampled. The host's own run between
+ * exits is at EL2, which an EL1-owned buffer never samples.
+ *
+ * Encodings and fields from the Arm ARM: PMSCR_EL1 s3_0_c9_c9_0,
+ * PMSICR_EL1 _2, PMSIRR_EL1 _3, PMSFCR_EL1 _4, PMSEVFR_EL1 _5, PMSLATFR_EL1
+ * _6, PMSIDR_EL1 _7; PMBLIMITR_EL1 s3_0_c9_c10_0, PMBPTR_EL1 _1, PMBSR_EL1
+ * _3; the record packets of the SPE chapter.
+ */
+#include <string.h>
+
+#include <kvm_util.h>
+#include <gic.h>
+#include <processor.h>
+#include <test_util.h>
+#include <vgic.h>
+
+/* The SPE registers' SYS_ encodings come from the generated sysreg-defs.h */
+#define ONE_REG(r)		KVM_ARM64_SYS_REG(SYS_##r)
+
+#define DFR0_PMSVER_SHIFT	32
+#define DFR0_PMSVER_MASK	(0xfULL << DFR0_PMSVER_SHIFT)
+
+#define PMSCR_E1SPE		BIT(1)
+#define PMSCR_PA		BIT(4)
+#define PMSCR_TS		BIT(5)
+#define PMSCR_PCT		BIT(6)
+#define PMBLIMITR_E		BIT(0)
+#define PMBSR_S			BIT(17)
+#define PMBSR_EC_SHIFT		26
+#define PMBSR_BSC_FULL		1
+
+#define INTERVAL		256
+#define LOOP_N			25600	/* 3 * n + 2 members: 300 samples */
+#define LOOP_INSNS		3
+#define REC_SIZE		21	/* PC 9, events 3, type 2, two latencies 6, End 1 */
+#define REC_SIZE_TS		29	/* the same with a timestamp (9) instead of End */
+#define BUF_PAGES		4
+#define PAGE			4096
+
+/* The vCPU attribute that names the buffer's PPI (the base's UAPI lacks it) */
+#ifndef KVM_ARM_VCPU_SPE_CTRL
+#define KVM_ARM_VCPU_SPE_CTRL	3
+#define KVM_ARM_VCPU_SPE_IRQ	0
+#endif
+#define SPE_PPI			21
+
+enum phase { PH_ID, PH_PROFILE, PH_FULL, PH_FRESH, PH_IRQ, PH_TS, PH_HIDDEN };
+
+/* one-reg values: userspace's to the guest, the guest's to userspace */
+#define HOST_PMSIRR		(INTERVAL * 3)
+#define GUEST_PMSLATFR		0x123
+
+/* Set by the host before each run */
+static uint64_t guest_phase, guest_buf, guest_buf_size, guest_pmscr = PMSCR_E1SPE;
+/* Filled by the guest */
+static uint64_t guest_dfr0, guest_pmsidr, guest_pmsirr, guest_ptr, guest_status;
+static uint64_t guest_undefs;
+/* The guest's virtual count around its loop */
+static uint64_t guest_vct0, guest_vct1;
+/* The guest's buffer interrupts: how many, the last INTID and PMBSR_EL1 */
+static uint64_t guest_irqs, guest_irq_intid, guest_irq_status;
+
+/* As pmu_host_guest.c: an asm label's address, right in host and guest */
+#define ASM_LABEL(label)						\
+({									\
+	uint64_t __addr;						\
+									\
+	asm("adrp %0, " #label "\n\t"					\
+	    "add %0, %0, :lo12:" #label					\
+	    : "=r" (__addr));						\
+	__addr;								\
+})
+
+/*
+ * spe_loop(n, pmscr): profile with PMSCR_EL1 = pmscr around n times three
+ * instructions. Members: the ISB after the enabling write, the 3 * n
+ * loop instructions, the disabling MSR (its ISB acts on it).
+ */
+asm(".pushsection .text\n"
+	".global spe_loop\n"
+	"spe_loop:\n"
+	"	msr	s3_0_c9_c9_0, x1\n"
+	"	isb\n"
+	".global spe_loop_body\n"
+	"spe_loop_body:\n"
+	"	add	x2, x2, #1\n"
+	"	subs	x0, x0, #1\n"
+	"	b.ne	spe_loop_body\n"
+	"	msr	s3_0_c9_c9_0, xzr\n"
+	"	isb\n"
+	"	ret\n"
+	".popsection\n");
+
+typedef void (*spe_loop_fn)(uint64_t n, uint64_t pmscr);
+
+/* Wait for the unit's records and its PMBPTR/PMBSR updates */
+static void spe_drain(void)
+{
+	asm volatile("hint #17\n\tdsb nsh\n\tisb" : : : "memory");
+}
+
+static void guest_profile(uint64_t buf, uint64_t size)
+{
+	write_sysreg_s(0, SYS_PMSFCR_EL1);
+	write_sysreg_s(0, SYS_PMSEVFR_EL1);
+	write_sysreg_s(0, SYS_PMSLATFR_EL1);
+	write_sysreg_s(INTERVAL, SYS_PMSIRR_EL1);
+	write_sysreg_s(0, SYS_PMSICR_EL1);
+	write_sysreg_s(buf, SYS_PMBPTR_EL1);
+	write_sysreg_s(0, SYS_PMBSR_EL1);
+	write_sysreg_s((buf + size) | PMBLIMITR_E, SYS_PMBLIMITR_EL1);
+	isb();
+	guest_vct0 = read_sysreg(cntvct_el0);
+	((spe_loop_fn)ASM_LABEL(spe_loop))(LOOP_N, guest_pmscr);
+	spe_drain();
+	guest_vct1 = read_sysreg(cntvct_el0);
+	guest_ptr = read_sysreg_s(SYS_PMBPTR_EL1);
+	guest_status = read_sysreg_s(SYS_PMBSR_EL1);
+	write_sysreg_s(0, SYS_PMBLIMITR_EL1);
+	write_sysreg_s(0, SYS_PMBSR_EL1);
+	isb();
+}
+
+/* Map the buffer at stage 2 the usual way: the guest writes each page */
+static void guest_touch(uint64_t buf, uint64_t size)
+{
+	uint64_t a;
+
+	for (a = buf; a < buf + size; a += PAGE)
+		WRITE_ONCE(*(uint64_t *)a, 0);
+}
+
+static void guest_phase_run(uint64_t phase)
+{
+	switch (phase) {
+	case PH_ID:
+		guest_dfr0 = read_sysreg(id_aa64dfr0_el1);
+		guest_pmsidr = read_sysreg_s(SYS_PMSIDR_EL1);
+		guest_pmsirr = read_sysreg_s(SYS_PMSIRR_EL1);
+		write_sysreg_s(GUEST_PMSLATFR, SYS_PMSLATFR_EL1);
+		break;
+	case PH_PROFILE:
+	case PH_FULL:
+		guest_touch(guest_buf, guest_buf_size);
+		guest_profile(guest_buf, guest_buf_size);
+		break;
+	case PH_FRESH:
+		guest_profile(guest_buf, guest_buf_size);
+		break;
+	case PH_TS:
+		guest_touch(guest_buf, guest_buf_size);
+		guest_pmscr = PMSCR_E1SPE | PMSCR_PA | PMSCR_TS | PMSCR_PCT;
+		guest_profile(guest_buf, guest_buf_size);
+		guest_pmscr = PMSCR_E1SPE;
+		break;
+	case PH_IRQ:
+		gic_init(GIC_V3, 1);
+		gic_irq_enable(SPE_PPI);
+		local_irq_enable();
+		guest_touch(guest_buf, guest_buf_size);
+		guest_profile(guest_buf, guest_buf_size);
+		local_irq_disable();
+		break;
+	case PH_HIDDEN:
+		guest_dfr0 = read_sysreg(id_aa64dfr0_el1);
+		read_sysreg_s(SYS_PMSCR_EL1);
+		break;
+	}
+}
+
+static void guest_code(void)
+{
+	for (;;) {
+		uint64_t phase = READ_ONCE(guest_phase);
+
+		guest_phase_run(phase);
+		GUEST_SYNC1(phase);
+	}
+}
+
+static void guest_undef_handler(struct ex_regs *regs)
+{
+	guest_undefs++;
+	regs->pc += 4;
+}
+
+/*
+ * The buffer management interrupt, as a guest driver takes it: read the
+ * status, stop the buffer (it is full) and clear the status, which KVM
+ * turns into the interrupt's low level at the exit the write traps to.
+ */
+static void guest_irq_handler(struct ex_regs *regs)
+{
+	unsigned int intid = gic_get_and_ack_irq();
+
+	guest_irqs++;
+	guest_irq_intid = intid;
+	spe_drain();
+	guest_irq_status = read_sysreg_s(SYS_PMBSR_EL1);
+	guest_ptr = read_sysreg_s(SYS_PMBPTR_EL1);
+	write_sysreg_s(0, SYS_PMBLIMITR_EL1);
+	write_sysreg_s(0, SYS_PMBSR_EL1);
+	isb();
+	gic_set_eoi(intid);
+}
+
+/* ---- host side ---- */
+
+#define report(cond, fmt, ...) ksft_test_result(cond, fmt "\n", ##__VA_ARGS__)
+
+static void phase_run(struct kvm_vcpu *vcpu, uint64_t phase)
+{
+	struct kvm_vm *vm = vcpu->vm;
+	struct ucall uc;
+
+	guest_phase = phase;
+	sync_global_to_guest(vm, guest_phase);
+	sync_global_to_guest(vm, guest_buf);
+	sync_global_to_guest(vm, guest_buf_size);
+	vcpu_run(vcpu);
+	switch (get_ucall(vcpu, &uc)) {
+	case UCALL_SYNC:
+		TEST_ASSERT(uc.args[0] == phase, "guest sync %lu, not %lu",
+			    (unsigned long)uc.args[0], (unsigned long)phase);
+		break;
+	case UCALL_ABORT:
+		REPORT_GUEST_ASSERT(uc);
+		break;
+	default:
+		TEST_FAIL("guest exit %u without its sync", vcpu->run->exit_reason);
+	}
+	sync_global_from_guest(vm, guest_dfr0);
+	sync_global_from_guest(vm, guest_pmsidr);
+	sync_global_from_guest(vm, guest_pmsirr);
+	sync_global_from_guest(vm, guest_ptr);
+	sync_global_from_guest(vm, guest_status);
+	sync_global_from_guest(vm, guest_undefs);
+	sync_global_from_guest(vm, guest_irqs);
+	sync_global_from_guest(vm, guest_irq_intid);
+	sync_global_from_guest(vm, guest_irq_status);
+	sync_global_from_guest(vm, guest_vct0);
+	sync_global_from_guest(vm, guest_vct1);
+}
+
+/* Name the buffer's PPI to KVM: 0, or the errno */
+static int spe_irq_set(struct kvm_vcpu *vcpu)
+{
+	int irq = SPE_PPI;
+	struct kvm_device_attr attr = {
+		.group = KVM_ARM_VCPU_SPE_CTRL,
+		.attr = KVM_ARM_VCPU_SPE_IRQ,
+		.addr = (uint64_t)&irq,
+	};
+
+	return __vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &attr) ? errno : 0;
+}
+
+/* A VM of one vCPU with a vPMU, which KVM requires for SPE */
+static struct kvm_vcpu *vpmu_vm_create(struct kvm_vm **vm)
+{
+	struct kvm_vcpu_init init;
+	struct kvm_vcpu *vcpu;
+	int irq = 23;		/* a PPI, as KVM requires */
+	struct kvm_device_attr irq_attr = {
+		.group = KVM_ARM_VCPU_PMU_V3_CTRL,
+		.attr = KVM_ARM_VCPU_PMU_V3_IRQ,
+		.addr = (uint64_t)&irq,
+	};
+	struct kvm_device_attr init_attr = {
+		.group = KVM_ARM_VCPU_PMU_V3_CTRL,
+		.attr = KVM_ARM_VCPU_PMU_V3_INIT,
+	};
+
+	*vm = vm_create(1);
+	vm_ioctl(*vm, KVM_ARM_PREFERRED_TARGET, &init);
+	init.features[0] |= 1 << KVM_ARM_VCPU_PMU_V3;
+	vcpu = aarch64_vcpu_add(*vm, 0, &init, guest_code);
+	/* An unexpected exception (an UNDEF) fails the run, naming itself */
+	vm_init_descriptor_tables(*vm);
+	vcpu_init_descriptor_tables(vcpu);
+	vm_install_exception_handler(*vm, VECTOR_IRQ_CURRENT, guest_irq_handler);
+	TEST_ASSERT(vgic_v3_setup(*vm, 1, 64) >= 0, "vGICv3");
+	vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &irq_attr);
+	vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &init_attr);
+	return vcpu;
+}
+
+static bool reg_listed(struct kvm_vcpu *vcpu, uint64_t id)
+{
+	struct kvm_reg_list *list = vcpu_get_reg_list(vcpu);
+	bool found = false;
+	uint64_t i;
+
+	for (i = 0; i < list->n; i++)
+		found |= list->reg[i] == id;
+	free(list);
+	return found;
+}
+
+static bool protected_kvm(void)
+{
+	char line[4096] = "";
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		fclose(f);
+	}
+	return strstr(line, "kvm-arm.mode=protected");
+}
+
+/* A capability the host's SPE driver names in sysfs, or -1 */
+static long host_spe_cap(const char *cap)
+{
+	char path[128];
+	long val = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/arm_spe_0/caps/%s", cap);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%li", &val) != 1)
+			val = -1;
+		fclose(f);
+	}
+	return val;
+}
+
+/* PMSIDR_EL1.INTERVAL (bits 11:8): the recommended minimum interval */
+static long pmsidr_min_interval(uint64_t pmsidr)
+{
+	static const long interval[16] = {
+		256, 0, 512, 768, 1024, 1536, 2048, 3072, 4096,
+	};
+
+	return interval[(pmsidr >> 8) & 0xf];
+}
+
+static uint64_t le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* Set by the host for records_check(): records end with a timestamp */
+static bool records_ts;
+
+/*
+ * A record's last packet: End, or a timestamp of the guest's virtual
+ * count while its loop ran (PMSCR_EL2.PCT clear: never the physical)
+ */
+static bool record_end_ok(const uint8_t *p)
+{
+	uint64_t ts;
+
+	if (!records_ts)
+		return p[0] == 0x01;
+	ts = le(p + 1, 8);
+	if (p[0] == 0x71 && ts >= guest_vct0 && ts <= guest_vct1)
+		return true;
+	ksft_print_msg("timestamp %#x %#lx, guest's virtual count %#lx..%#lx\n", p[0],
+		       (unsigned long)ts, (unsigned long)guest_vct0, (unsigned long)guest_vct1);
+	return false;
+}
+
+/*
+ * Walk the records in [p, p + len): each must be one PC packet at EL1,
+ * events, operation type, two latencies and End (or a timestamp), the
+ * k-th (from @first) at the PC of member 256 * k of spe_loop, and carry
+ * nothing else (no physical address). Return: the number of records, or
+ * -1 (printed) at the first that is not.
+ */
+static int records_check(const uint8_t *p, uint64_t len, uint64_t first)
+{
+	uint64_t body = ASM_LABEL(spe_loop_body), k, pc, member;
+	int size = records_ts ? REC_SIZE_TS : REC_SIZE, n = 0;
+
+	if (len % size) {
+		ksft_print_msg("%lu bytes of records, not a multiple of %d\n",
+			       (unsigned long)len, size);
+		return -1;
+	}
+	for (k = first; k < first + len / size; k++, p += size) {
+		member = INTERVAL * k;
+		pc = body + 4 * ((member - 2) % LOOP_INSNS);
+		if (p[0] != 0xb0 || (le(p + 1, 8) & ((1ULL << 56) - 1)) != pc ||
+		    ((le(p + 1, 8) >> 61) & 3) != 1 || !record_end_ok(p + REC_SIZE - 1)) {
+			ksft_print_msg("record %lu: PC %#x %#lx; expected %#lx at EL1\n",
+				       (unsigned long)k, p[0], (unsigned long)le(p + 1, 8),
+				       (unsigned long)pc);
+			return -1;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* The buffer's records after a profiling phase, from sample @first: -1 if malformed */
+static int phase_records(struct kvm_vm *vm, uint64_t buf, uint64_t first)
+{
+	uint64_t len = guest_ptr - buf;
+
+	if (guest_ptr < buf || len > BUF_PAGES * PAGE) {
+		ksft_print_msg("PMBPTR_EL1 %#lx outside the buffer at %#lx\n",
+			       (unsigned long)guest_ptr, (unsigned long)buf);
+		return -1;
+	}
+	return records_check(addr_gva2hva(vm, buf), len, first);
+}
+
+static void test_id_and_one_reg(struct kvm_vcpu *vcpu)
+{
+	uint64_t val;
+	bool set;
+
+	set = !__vcpu_set_reg(vcpu, ONE_REG(PMSIRR_EL1), HOST_PMSIRR);
+	phase_run(vcpu, PH_ID);
+	ksft_print_msg("guest ID_AA64DFR0_EL1 %#lx, PMSIDR_EL1 %#lx\n",
+		       (unsigned long)guest_dfr0, (unsigned long)guest_pmsidr);
+	report(guest_dfr0 & DFR0_PMSVER_MASK, "guest_sees_spe");
+	/* The hardware's PMSIDR_EL1, as the host's driver read it */
+	report(pmsidr_min_interval(guest_pmsidr) == host_spe_cap("min_interval") &&
+	       !!(guest_pmsidr & BIT(3)) == host_spe_cap("arch_inst"),
+	       "guest_pmsidr_is_the_hosts");
+	report(reg_listed(vcpu, ONE_REG(PMSCR_EL1)) && reg_listed(vcpu, ONE_REG(PMBPTR_EL1)) &&
+	       reg_listed(vcpu, ONE_REG(PMBLIMITR_EL1)) && reg_listed(vcpu, ONE_REG(PMBSR_EL1)),
+	       "reg_list_has_spe_registers");
+	report(set && guest_pmsirr == HOST_PMSIRR, "one_reg_pmsirr_reaches_guest");
+	vcpu_get_reg(vcpu, ONE_REG(PMSLATFR_EL1), &val);
+	report(val == GUEST_PMSLATFR, "one_reg_pmslatfr_from_guest");
+}
+
+/*
+ * The loop into a buffer of BUF_PAGES pages. The first sample whose record
+ * takes a stage-2 fault (at its first byte: nothing cut) is lost, as a
+ * buffer management event loses it on bare metal; KVM maps the buffer and
+ * the guest's profiling resumes with the next: @lost samples are missing.
+ */
+static void test_profile(struct kvm_vcpu *vcpu, enum phase phase, uint64_t buf,
+			 int lost, const char *name)
+{
+	int expect = (LOOP_INSNS * LOOP_N + 2) / INTERVAL - lost, n;
+
+	guest_buf = buf;
+	guest_buf_size = BUF_PAGES * PAGE;
+	phase_run(vcpu, phase);
+	n = phase_records(vcpu->vm, buf, 1 + lost);
+	ksft_print_msg("%s: PMBSR_EL1 %#lx, %d records (%d expected)\n", name,
+		       (unsigned long)guest_status, n, expect);
+	report(!guest_status && n == expect, "%s", name);
+}
+
+static void test_full(struct kvm_vcpu *vcpu, uint64_t buf)
+{
+	/* Full once fewer than MaxSize (64) bytes are left below the limit */
+	int expect = (PAGE - 64) / REC_SIZE + 1, n;
+	uint64_t val;
+
+	guest_buf = buf;
+	guest_buf_size = PAGE;
+	phase_run(vcpu, PH_FULL);
+	n = phase_records(vcpu->vm, buf, 1);
+	ksft_print_msg("buffer full: PMBSR_EL1 %#lx, PMBPTR_EL1 +%#lx, %d records (%d expected)\n",
+		       (unsigned long)guest_status, (unsigned long)(guest_ptr - buf), n, expect);
+	report(guest_status == (PMBSR_S | PMBSR_BSC_FULL), "buffer_full_status");
+	report(n == expect, "buffer_full_records_exact");
+	vcpu_get_reg(vcpu, ONE_REG(PMBSR_EL1), &val);
+	report(!val, "buffer_full_status_cleared_by_guest");
+}
+
+/*
+ * The buffer fills with the guest's interrupts on: it takes its PPI once,
+ * reads its PMBSR_EL1 in the handler, and the records stop where they
+ * did without the interrupt.
+ */
+static void test_irq(struct kvm_vcpu *vcpu, uint64_t buf, int set)
+{
+	int expect = (PAGE - 64) / REC_SIZE + 1, n;
+
+	guest_buf = buf;
+	guest_buf_size = PAGE;
+	phase_run(vcpu, PH_IRQ);
+	n = phase_records(vcpu->vm, buf, 1);
+	ksft_print_msg("irq: attribute %s, %lu taken, INTID %lu, PMBSR_EL1 %#lx, %d records\n",
+		       set ? strerror(set) : "set", (unsigned long)guest_irqs,
+		       (unsigned long)guest_irq_intid, (unsigned long)guest_irq_status, n);
+	report(!set, "irq_attribute_accepted");
+	report(guest_irqs == 1 && guest_irq_intid == SPE_PPI, "irq_taken_once_as_its_ppi");
+	report(guest_irq_status == (PMBSR_S | PMBSR_BSC_FULL) && n == expect,
+	       "irq_handler_reads_full_status");
+}
+
+/*
+ * The guest asks for physical addresses and physical timestamps
+ * (PMSCR_EL1.PA, PCT) with timestamps on: KVM runs it with PMSCR_EL2 0,
+ * which the Arm ARM makes gate both, so every record carries a timestamp
+ * of the guest's virtual count and no physical address (its loop has no
+ * load or store, so no record has a data address either: the check is
+ * the timestamp's, and the exact size of every record).
+ */
+static void test_timestamps(struct kvm_vcpu *vcpu, uint64_t buf)
+{
+	int expect = (LOOP_INSNS * LOOP_N + 2) / INTERVAL, n;
+
+	guest_buf = buf;
+	guest_buf_size = BUF_PAGES * PAGE;
+	records_ts = true;
+	phase_run(vcpu, PH_TS);
+	n = phase_records(vcpu->vm, buf, 1);
+	records_ts = false;
+	ksft_print_msg("timestamps: PMBSR_EL1 %#lx, %d records (%d expected), CNTVCT %#lx..%#lx\n",
+		       (unsigned long)guest_status, n, expect, (unsigned long)guest_vct0,
+		       (unsigned long)guest_vct1);
+	report(!guest_status && n == expect, "timestamps_virtual_no_pa");
+}
+
+/* Userspace hides SPE: the guest sees none and UNDEFs on its registers */
+static void test_hidden(void)
+{
+	uint64_t dfr0, id = KVM_ARM64_SYS_REG(SYS_ID_AA64DFR0_EL1);
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+
+	vcpu = vpmu_vm_create(&vm);
+	vm_install_sync_handler(vm, VECTOR_SYNC_CURRENT, ESR_EC_UNKNOWN, guest_undef_handler);
+	vcpu_get_reg(vcpu, id, &dfr0);
+	vcpu_set_reg(vcpu, id, dfr0 & ~DFR0_PMSVER_MASK);
+	report(!reg_listed(vcpu, ONE_REG(PMSCR_EL1)), "hidden_spe_not_in_reg_list");
+	report(spe_irq_set(vcpu) == ENODEV, "hidden_spe_irq_attribute_refused");
+	phase_run(vcpu, PH_HIDDEN);
+	report(!(guest_dfr0 & DFR0_PMSVER_MASK), "hidden_spe_id_reads_zero");
+	report(guest_undefs == 1, "hidden_spe_register_undefs");
+	kvm_vm_free(vm);
+}
+
+int main(void)
+{
+	uint64_t dfr0, id = KVM_ARM64_SYS_REG(SYS_ID_AA64DFR0_EL1);
+	uint64_t size = BUF_PAGES * PAGE;
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	int irq_set;
+
+	ksft_print_header();
+	TEST_REQUIRE(kvm_has_cap(KVM_CAP_ARM_PMU_V3));
+
+	vcpu = vpmu_vm_create(&vm);
+	vcpu_get_reg(vcpu, id, &dfr0);
+	if (!(dfr0 & DFR0_PMSVER_MASK)) {
+		if (protected_kvm())
+			ksft_exit_skip("protected KVM keeps SPE from its guests\n");
+		ksft_exit_fail_msg("a vPMU guest sees no SPE (ID_AA64DFR0_EL1 %#lx)\n",
+				   (unsigned long)dfr0);
+	}
+
+	/* For a host session's check that none of its records is the guest's */
+	ksft_print_msg("guest loop at %#lx, %d bytes\n", (unsigned long)ASM_LABEL(spe_loop_body),
+		       4 * LOOP_INSNS);
+	irq_set = spe_irq_set(vcpu);
+	ksft_set_plan(5 + 1 + 3 + 1 + 3 + 1 + 4);
+	test_id_and_one_reg(vcpu);
+	test_profile(vcpu, PH_PROFILE, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 0,
+		     "loop_records_exact");
+	test_full(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR));
+	test_profile(vcpu, PH_FRESH, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 1,
+		     "unmapped_buffer_records_exact");
+	test_irq(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), irq_set);
+	test_timestamps(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR));
+	kvm_vm_free(vm);
+
+	test_hidden();
+	ksft_finished();
+}
