@@ -378,6 +378,7 @@ struct brbe_cpu {
 	unsigned int numrec;	/* 0: no BRBE on this CPU */
 	unsigned int users;	/* branch-stack events scheduled */
 	bool changed;		/* since the buffer was last programmed */
+	bool parked;		/* paused with no users, cfg kept */
 	struct brbe_config cfg;
 	bool snapped;		/* snap holds this interrupt's records */
 	unsigned int nr;
@@ -447,13 +448,24 @@ void brbe_reset(void)
 	bc->cfg = (struct brbe_config) { };
 	brbe_write_config(&bc->cfg);
 	bc->changed = true;
+	bc->parked = false;
+}
+
+static bool brbe_config_equal(const struct brbe_config *a,
+			      const struct brbe_config *b)
+{
+	return a->cr == b->cr && a->fcr == b->fcr;
 }
 
 /**
  * brbe_enable() - program the buffer for a changed set of branch events
  * @cpuc: this CPU's PMU events
  *
- * The records made for the previous set are dropped.
+ * The records made for the previous set are dropped. A parked buffer stays
+ * parked for a set without branch events, and only resumes for one that
+ * programs it alike (a context switch between tasks with the same
+ * filters): the caller's ISB completes the emptying and the write, while
+ * nothing is recorded.
  */
 void brbe_enable(struct pmu_hw_events *cpuc)
 {
@@ -471,18 +483,41 @@ void brbe_enable(struct pmu_hw_events *cpuc)
 		if (event && has_branch_stack(event))
 			brbe_config_merge(&cfg, brbe_event_bst(event));
 	}
-	bc->cfg = cfg;
-	brbe_write_config(&bc->cfg);
+	if (bc->parked && !cfg.cr)
+		return;
+	if (bc->parked && brbe_config_equal(&cfg, &bc->cfg)) {
+		asm volatile(__msr_s(OP_BRB_IALL, "xzr"));
+		write_sysreg_s(cfg.fcr, SYS_BRBFCR_EL1);
+	} else {
+		bc->cfg = cfg;
+		brbe_write_config(&bc->cfg);
+	}
+	bc->parked = false;
 }
 
-/* Stop at once: with no counter in use the PMU is not enabled again */
+/*
+ * Stop recording with the last branch event gone: pause, keeping the
+ * programming for the next set, often the same one a context switch
+ * brings back. Nothing relies on the pause before brbe_enable() empties
+ * the buffer, so the write needs no ISB of its own.
+ */
 static void brbe_disable(struct brbe_cpu *bc)
 {
-	if (!bc->numrec)
+	if (!bc->numrec || !bc->cfg.cr)
 		return;
-	bc->changed = false;
-	bc->cfg = (struct brbe_config) { };
-	brbe_write_config(&bc->cfg);
+	bc->parked = true;
+	write_sysreg_s(bc->cfg.fcr | BRBFCR_EL1_PAUSED, SYS_BRBFCR_EL1);
+}
+
+/*
+ * Records are dropped at context switches. A task's own event is deleted
+ * and added around them, and brbe_enable() empties the buffer; one that
+ * stays scheduled, CPU-wide or inherited (perf swaps the contexts of a
+ * task's clones instead), needs the switch callback.
+ */
+static bool brbe_event_spans_switches(const struct perf_event *event)
+{
+	return !(event->attach_state & PERF_ATTACH_TASK) || event->attr.inherit;
 }
 
 /**
@@ -490,20 +525,24 @@ static void brbe_disable(struct brbe_cpu *bc)
  * @event: the event
  * @add: it is added, else deleted
  *
- * While any is scheduled, context switches call brbe_sched_task().
+ * While one that spans context switches is scheduled, they call
+ * brbe_sched_task().
  */
 void brbe_add_del(struct perf_event *event, bool add)
 {
 	struct brbe_cpu *bc = this_cpu_ptr(&brbe_cpu);
+	bool cb = brbe_event_spans_switches(event);
 
 	bc->changed = true;
 	if (add) {
 		bc->users++;
-		perf_sched_cb_inc(event->pmu);
+		if (cb)
+			perf_sched_cb_inc(event->pmu);
 		return;
 	}
 	bc->users--;
-	perf_sched_cb_dec(event->pmu);
+	if (cb)
+		perf_sched_cb_dec(event->pmu);
 	if (!bc->users)
 		brbe_disable(bc);
 }
@@ -637,7 +676,8 @@ static int brbe_branch_snapshot(struct perf_branch_entry *entries, unsigned int 
 	unsigned int i, n = 0;
 	u64 fcr = 0;
 
-	if (!bc->numrec || !bc->cfg.cr)
+	/* A parked buffer holds the records of events no longer scheduled */
+	if (!bc->numrec || !bc->cfg.cr || bc->parked)
 		goto out;
 
 	if (!bc->snapped) {

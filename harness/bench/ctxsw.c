@@ -9,10 +9,10 @@
  * is reported as ctxsw-N.
  *
  * ctxsw-brbe: each task has one branch-stack event instead (cycles:u
- * sampling with -j any,u, at a period the ping-pong never reaches), as
- * `perf record -j any,u` opens: the switch also reprograms the branch
- * buffer for the incoming task's filters and drops the outgoing task's
- * records. n/a on a kernel that refuses branch stacks (the base 6.12).
+ * sampling with -j any,u, at a period the ping-pong never reaches, not
+ * inherited as above; `perf record -j any,u` inherits): the switch also
+ * programs the branch buffer for the incoming task's filters and drops
+ * the outgoing task's records. n/a on a kernel that refuses branch stacks (the base 6.12).
  *
  * Both tasks run SCHED_FIFO at one priority, so a wakeup never preempts:
  * exactly one switch per blocking read, and no other task gets in. The
