@@ -44,6 +44,13 @@ typedef __u64 u64;
 #define UART_BASE	0x09000000UL
 #define UART_SIZE	0x1000UL
 #define PMU_INTID	23		/* PPI 7 */
+#define SPE_INTID	21		/* PPI 5, as l2.dts says */
+
+/* Our KVM's guest SPE (Documentation/virt/kvm/devices/vcpu.rst) */
+#ifndef KVM_ARM_VCPU_SPE_CTRL
+#define KVM_ARM_VCPU_SPE_CTRL	3
+#define KVM_ARM_VCPU_SPE_IRQ	0
+#endif
 
 /* linux,initrd-end in l2.dts, replaced by the real end at load time */
 static const u8 initrd_end_magic[8] = {
@@ -201,20 +208,24 @@ static int create_vgic(int vm)
 }
 
 /**
- * create_vcpu() - create vCPU 0 with PSCI 0.2 and a vPMU
+ * create_vcpu() - create vCPU 0 with PSCI 0.2, a vPMU and SPE if KVM has it
  * @kvm:	/dev/kvm
  * @vm:		the VM
  * @gic:	the vGIC, initialized here: the vPMU needs it
  *
- * Guest SPE (issue 29) goes here too: its vCPU feature or attribute
- * beside the PMU's, and its node in l2.dts.
+ * KVM shows a guest with a vPMU SPE where the host has it; its buffer
+ * management interrupt is the PPI that l2.dts names. Without guest SPE
+ * the guest's driver finds no SPE and leaves that node alone.
  *
  * Return: the vCPU's fd.
  */
 static int create_vcpu(int kvm, int vm, int gic)
 {
 	struct kvm_vcpu_init init;
-	int irq = PMU_INTID;
+	int irq = PMU_INTID, spe_irq = SPE_INTID;
+	struct kvm_device_attr spe_attr = {
+		.group = KVM_ARM_VCPU_SPE_CTRL, .attr = KVM_ARM_VCPU_SPE_IRQ,
+	};
 	int vcpu;
 
 	if (ioctl(kvm, KVM_CHECK_EXTENSION, KVM_CAP_ARM_PMU_V3) <= 0) {
@@ -237,6 +248,11 @@ static int create_vcpu(int kvm, int vm, int gic)
 		     &irq, "vPMU interrupt");
 	set_dev_attr(vcpu, KVM_ARM_VCPU_PMU_V3_CTRL, KVM_ARM_VCPU_PMU_V3_INIT,
 		     NULL, "vPMU init");
+	if (!ioctl(vcpu, KVM_HAS_DEVICE_ATTR, &spe_attr)) {
+		set_dev_attr(vcpu, KVM_ARM_VCPU_SPE_CTRL, KVM_ARM_VCPU_SPE_IRQ,
+			     &spe_irq, "SPE interrupt");
+		fprintf(stderr, "l2-vmm: guest SPE on INTID %d\n", spe_irq);
+	}
 	return vcpu;
 }
 
