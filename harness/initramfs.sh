@@ -82,7 +82,7 @@ build() {
 	"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/svc-loop" \
 		"$HARNESS/qemu/guest/svc-loop.S"
 	find "$TESTS_DIR" -maxdepth 1 -type f -perm -u+x -exec install -m 755 {} "$root/tests/" \;
-	# KVM selftests, run by plans/kvm.plan
+	# KVM selftests, run by plans/kvm.plan and plans/kvm-guests.plan
 	install -m 755 "$KVM_TESTS_DIR"/* "$root/kvm/"
 	# Our VMM, its guest's DTB and the script the guest runs, for
 	# plans/l2-guest.plan (the kernel Image comes with L2_IMAGE=1)
