@@ -51,11 +51,6 @@ echo "l2: test_brstack_rc $?"
 sed 's/^/l2-log: /' /tmp/brstack.log
 echo "l2-log: test_brstack.sh took $(awk -v a="$t0" '{ printf "%.2f", $1 - a }' /proc/uptime) s"
 
-# Our selftest's exact records, as on bare metal; exits empty the buffer
-# as context switches do (BRBE_GUEST)
-BRBE_EXPECTED=1 BRBE_GUEST=1 /tests/brbe_pmu > /tmp/brbe_pmu.log 2>&1
-echo "l2: brbe_pmu_rc $?"
-sed 's/^/l2-log: /' /tmp/brbe_pmu.log
 
 # SPE of the guest's own (issue 29): known-loop's records in the guest's
 # buffer, one per 4096 user instructions, each at a loop instruction; then

@@ -785,15 +785,9 @@ static void test_no_carry_over(void)
 	ksft_print_msg("no carry-over: %u samples, %u checked, %u carried, %u emptied; ",
 		       run.nr_samples, checked, bad, emptied);
 	printf("%u loop records of %lu\n", total, GAP_ITERS - 1);
-	/*
-	 * In a KVM guest (BRBE_GUEST=1) every exit empties the buffer too
-	 * (Documentation/arch/arm64/brbe-kvm.rst): the guest's timer ticks
-	 * alone empty up to one sample in 5 here.
-	 */
 	pmu_result(checked >= run.nr_samples / 2 && checked >= 20 && !bad &&
-		   emptied * (getenv("BRBE_GUEST") ? 5 : 20) <= checked &&
-		   total <= GAP_ITERS - 1 && !run.nr_lost && !run.nr_bad,
-		   "brbe_no_record_carried_across_overflow");
+		   emptied * 20 <= checked && total <= GAP_ITERS - 1 && !run.nr_lost &&
+		   !run.nr_bad, "brbe_no_record_carried_across_overflow");
 }
 
 #define NTESTS	(1 + ARRAY_SIZE(type_filters) + 1 + 1 + ARRAY_SIZE(refusals) + \
