@@ -58,6 +58,7 @@
 #include <vgic.h>
 
 #include "vcpu_stat.h"
+#include "vpmu_vm.h"
 
 #define BRBCR_E0BRE		BIT(0)
 #define BRBCR_E1BRE		BIT(1)
@@ -500,32 +501,13 @@ static uint64_t round_trip_cost(struct kvm_vcpu *vcpu)
 	return count / ROUND_TRIPS;
 }
 
-/* A VM of one vCPU with a vPMU, which KVM requires for BRBE */
-static struct kvm_vcpu *vpmu_vm_create(struct kvm_vm **vm)
+/* The vPMU VM, an unexpected exception (an UNDEF) failing the run by name */
+static struct kvm_vcpu *brbe_vm_create(struct kvm_vm **vm)
 {
-	struct kvm_vcpu_init init;
-	struct kvm_vcpu *vcpu;
-	int irq = 23;		/* a PPI, as KVM requires */
-	struct kvm_device_attr irq_attr = {
-		.group = KVM_ARM_VCPU_PMU_V3_CTRL,
-		.attr = KVM_ARM_VCPU_PMU_V3_IRQ,
-		.addr = (uint64_t)&irq,
-	};
-	struct kvm_device_attr init_attr = {
-		.group = KVM_ARM_VCPU_PMU_V3_CTRL,
-		.attr = KVM_ARM_VCPU_PMU_V3_INIT,
-	};
+	struct kvm_vcpu *vcpu = vpmu_vm_create(vm, guest_code);
 
-	*vm = vm_create(1);
-	vm_ioctl(*vm, KVM_ARM_PREFERRED_TARGET, &init);
-	init.features[0] |= 1 << KVM_ARM_VCPU_PMU_V3;
-	vcpu = aarch64_vcpu_add(*vm, 0, &init, guest_code);
-	/* An unexpected exception (an UNDEF) fails the run, naming itself */
 	vm_init_descriptor_tables(*vm);
 	vcpu_init_descriptor_tables(vcpu);
-	TEST_ASSERT(vgic_v3_setup(*vm, 1, 64) >= 0, "vGICv3");
-	vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &irq_attr);
-	vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &init_attr);
 	return vcpu;
 }
 
@@ -791,7 +773,7 @@ static void test_hidden(void)
 	struct kvm_vm *vm;
 	bool ok;
 
-	vcpu = vpmu_vm_create(&vm);
+	vcpu = brbe_vm_create(&vm);
 	vm_install_sync_handler(vm, VECTOR_SYNC_CURRENT, ESR_EC_UNKNOWN, guest_undef_handler);
 	vcpu_get_reg(vcpu, id, &dfr0);
 	vcpu_set_reg(vcpu, id, dfr0 & ~DFR0_BRBE_MASK);
@@ -818,7 +800,7 @@ int main(void)
 		ksft_exit_skip("the host has no branch-stack events (no BRBE): %s\n",
 			       strerror(errno));
 
-	vcpu = vpmu_vm_create(&vm);
+	vcpu = brbe_vm_create(&vm);
 	vcpu_get_reg(vcpu, id, &dfr0);
 	if (!(dfr0 & DFR0_BRBE_MASK) && protected_kvm())
 		ksft_exit_skip("protected KVM keeps BRBE from its guests\n");

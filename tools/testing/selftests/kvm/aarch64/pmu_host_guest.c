@@ -48,6 +48,7 @@
 #include <perf/arm_pmuv3.h>
 
 #include "vcpu_stat.h"
+#include "vpmu_vm.h"
 
 /* Two instructions per iteration: subs and b.ne */
 #define LOOP_INSNS(n)		(2 * (n))
@@ -464,20 +465,9 @@ static uint64_t vpmu_run(struct kvm_vcpu *vcpu, uint64_t iters)
 static void test_vpmu(void)
 {
 	const char *no_vpmu = "KVM has no vPMU (KVM_CAP_ARM_PMU_V3)";
-	struct kvm_vcpu_init init;
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
 	uint64_t s, l;
-	int irq = 23;		/* a PPI, as KVM requires */
-	struct kvm_device_attr irq_attr = {
-		.group = KVM_ARM_VCPU_PMU_V3_CTRL,
-		.attr = KVM_ARM_VCPU_PMU_V3_IRQ,
-		.addr = (uint64_t)&irq,
-	};
-	struct kvm_device_attr init_attr = {
-		.group = KVM_ARM_VCPU_PMU_V3_CTRL,
-		.attr = KVM_ARM_VCPU_PMU_V3_INIT,
-	};
 
 	if (!kvm_has_cap(KVM_CAP_ARM_PMU_V3)) {
 		ksft_test_result_skip("vpmu_counts_guest_loop: %s\n", no_vpmu);
@@ -485,13 +475,7 @@ static void test_vpmu(void)
 		return;
 	}
 
-	vm = vm_create(1);
-	vm_ioctl(vm, KVM_ARM_PREFERRED_TARGET, &init);
-	init.features[0] |= 1 << KVM_ARM_VCPU_PMU_V3;
-	vcpu = aarch64_vcpu_add(vm, 0, &init, guest_vpmu_code);
-	TEST_ASSERT(vgic_v3_setup(vm, 1, 64) >= 0, "vGICv3");
-	vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &irq_attr);
-	vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &init_attr);
+	vcpu = vpmu_vm_create(&vm, guest_vpmu_code);
 
 	vpmu_run(vcpu, 1);			/* to the first sync */
 	vpmu_run(vcpu, ITERS_SHORT);		/* warm-up */

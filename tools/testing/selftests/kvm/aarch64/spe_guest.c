@@ -48,6 +48,8 @@
 #include <test_util.h>
 #include <vgic.h>
 
+#include "vpmu_vm.h"
+
 /* The SPE registers' SYS_ encodings come from the generated sysreg-defs.h */
 #define ONE_REG(r)		KVM_ARM64_SYS_REG(SYS_##r)
 
@@ -289,33 +291,14 @@ static int spe_irq_set(struct kvm_vcpu *vcpu)
 	return __vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &attr) ? errno : 0;
 }
 
-/* A VM of one vCPU with a vPMU, which KVM requires for SPE */
-static struct kvm_vcpu *vpmu_vm_create(struct kvm_vm **vm)
+/* The vPMU VM, with the guest's IRQ handler; an UNDEF fails the run by name */
+static struct kvm_vcpu *spe_vm_create(struct kvm_vm **vm)
 {
-	struct kvm_vcpu_init init;
-	struct kvm_vcpu *vcpu;
-	int irq = 23;		/* a PPI, as KVM requires */
-	struct kvm_device_attr irq_attr = {
-		.group = KVM_ARM_VCPU_PMU_V3_CTRL,
-		.attr = KVM_ARM_VCPU_PMU_V3_IRQ,
-		.addr = (uint64_t)&irq,
-	};
-	struct kvm_device_attr init_attr = {
-		.group = KVM_ARM_VCPU_PMU_V3_CTRL,
-		.attr = KVM_ARM_VCPU_PMU_V3_INIT,
-	};
+	struct kvm_vcpu *vcpu = vpmu_vm_create(vm, guest_code);
 
-	*vm = vm_create(1);
-	vm_ioctl(*vm, KVM_ARM_PREFERRED_TARGET, &init);
-	init.features[0] |= 1 << KVM_ARM_VCPU_PMU_V3;
-	vcpu = aarch64_vcpu_add(*vm, 0, &init, guest_code);
-	/* An unexpected exception (an UNDEF) fails the run, naming itself */
 	vm_init_descriptor_tables(*vm);
 	vcpu_init_descriptor_tables(vcpu);
 	vm_install_exception_handler(*vm, VECTOR_IRQ_CURRENT, guest_irq_handler);
-	TEST_ASSERT(vgic_v3_setup(*vm, 1, 64) >= 0, "vGICv3");
-	vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &irq_attr);
-	vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &init_attr);
 	return vcpu;
 }
 
@@ -574,7 +557,7 @@ static void test_hidden(void)
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
 
-	vcpu = vpmu_vm_create(&vm);
+	vcpu = spe_vm_create(&vm);
 	vm_install_sync_handler(vm, VECTOR_SYNC_CURRENT, ESR_EC_UNKNOWN, guest_undef_handler);
 	vcpu_get_reg(vcpu, id, &dfr0);
 	vcpu_set_reg(vcpu, id, dfr0 & ~DFR0_PMSVER_MASK);
@@ -597,7 +580,7 @@ int main(void)
 	ksft_print_header();
 	TEST_REQUIRE(kvm_has_cap(KVM_CAP_ARM_PMU_V3));
 
-	vcpu = vpmu_vm_create(&vm);
+	vcpu = spe_vm_create(&vm);
 	vcpu_get_reg(vcpu, id, &dfr0);
 	if (!(dfr0 & DFR0_PMSVER_MASK)) {
 		if (protected_kvm())
