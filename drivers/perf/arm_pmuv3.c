@@ -553,33 +553,23 @@ static void armv8pmu_write_evtype(struct perf_event *event)
 static bool armv8pmu_event_rdpmc(const struct perf_event *event);
 
 /*
- * armpmu_event_update() and armpmu_event_set_period() in one pass, with
- * counting frozen: no compare-and-exchange, as nothing interrupts this
- * handler on its CPU and a reader it interrupted retries. Only an rdpmc
- * reader adds the counter to its page's offset and needs the new start;
- * other pages show no counter and are refreshed when scheduled.
+ * armpmu_event_update() and armpmu_event_set_period() with counting
+ * frozen: no compare-and-exchange, as nothing interrupts this handler on
+ * its CPU and a reader it interrupted retries. Only an rdpmc reader adds
+ * the counter to its page's offset and needs the new start; other pages
+ * show no counter and are refreshed when scheduled.
  *
  * Return: whether a period elapsed, i.e. a sample is due.
  */
 static bool armv8pmu_overflow_account(struct perf_event *event)
 {
-	struct hw_perf_event *hwc = &event->hw;
-	u64 range = event->hw.flags & ARMPMU_EVT_64BIT ? U64_MAX : U32_MAX;
-	u64 delta = (armv8pmu_counter_read(event) - local64_read(&hwc->prev_count)) & range;
-	s64 period = hwc->sample_period;
-	s64 left = local64_read(&hwc->period_left) - delta;
-	bool elapsed = left <= 0;
+	bool elapsed;
+	u64 start;
 
-	local64_add(delta, &event->count);
-	if (elapsed) {
-		left = left <= -period ? period : left + period;
-		hwc->last_period = period;
-	}
-	local64_set(&hwc->period_left, left);
-
-	left = min_t(s64, left, range >> 1);
-	local64_set(&hwc->prev_count, (u64)-left);
-	armv8pmu_counter_write(event, (u64)-left & range);
+	armpmu_event_add_delta(event, local64_read(&event->hw.prev_count),
+			       armv8pmu_counter_read(event));
+	elapsed = armpmu_event_next_start(event, &start);
+	armv8pmu_counter_write(event, start);
 
 	if (armv8pmu_event_rdpmc(event))
 		perf_event_update_userpage(event);
