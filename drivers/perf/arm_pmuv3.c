@@ -1347,73 +1347,64 @@ static int armv8pmu_acpi_init(struct arm_pmu *cpu_pmu)
 	return armv8pmu_init(cpu_pmu, "armv8_pmuv3");
 }
 
-static int armv8pmu_dt_init(struct arm_pmu *cpu_pmu);
-
-#define ARMV8PMU_DT(compat)	{ .compatible = compat, .data = armv8pmu_dt_init }
+#define ARMV8PMU_DT(compat, pmu_name)	{ .compatible = compat, .data = pmu_name }
 
 /*
- * DT compatibles, and at the same place in armv8pmu_dt_names[] the name
- * of the PMU each registers. The names are user ABI (perf event
- * specifications, sysfs paths): never rename one.
+ * DT compatibles and, as match data, the name of the PMU each registers.
+ * The names are user ABI (perf event specifications, sysfs paths): never
+ * rename one.
  */
 static const struct of_device_id armv8pmu_of_match[] = {
-	ARMV8PMU_DT("arm,armv8-pmuv3"),		ARMV8PMU_DT("arm,cortex-a34-pmu"),
-	ARMV8PMU_DT("arm,cortex-a35-pmu"),	ARMV8PMU_DT("arm,cortex-a53-pmu"),
-	ARMV8PMU_DT("arm,cortex-a55-pmu"),	ARMV8PMU_DT("arm,cortex-a57-pmu"),
-	ARMV8PMU_DT("arm,cortex-a65-pmu"),	ARMV8PMU_DT("arm,cortex-a72-pmu"),
-	ARMV8PMU_DT("arm,cortex-a73-pmu"),	ARMV8PMU_DT("arm,cortex-a75-pmu"),
-	ARMV8PMU_DT("arm,cortex-a76-pmu"),	ARMV8PMU_DT("arm,cortex-a77-pmu"),
-	ARMV8PMU_DT("arm,cortex-a78-pmu"),	ARMV8PMU_DT("arm,cortex-a510-pmu"),
-	ARMV8PMU_DT("arm,cortex-a520-pmu"),	ARMV8PMU_DT("arm,cortex-a710-pmu"),
-	ARMV8PMU_DT("arm,cortex-a715-pmu"),	ARMV8PMU_DT("arm,cortex-a720-pmu"),
-	ARMV8PMU_DT("arm,cortex-a725-pmu"),	ARMV8PMU_DT("arm,cortex-x1-pmu"),
-	ARMV8PMU_DT("arm,cortex-x2-pmu"),	ARMV8PMU_DT("arm,cortex-x3-pmu"),
-	ARMV8PMU_DT("arm,cortex-x4-pmu"),	ARMV8PMU_DT("arm,cortex-x925-pmu"),
-	ARMV8PMU_DT("arm,neoverse-e1-pmu"),	ARMV8PMU_DT("arm,neoverse-n1-pmu"),
-	ARMV8PMU_DT("arm,neoverse-n2-pmu"),	ARMV8PMU_DT("arm,neoverse-n3-pmu"),
-	ARMV8PMU_DT("arm,neoverse-v1-pmu"),	ARMV8PMU_DT("arm,neoverse-v2-pmu"),
-	ARMV8PMU_DT("arm,neoverse-v3-pmu"),	ARMV8PMU_DT("arm,neoverse-v3ae-pmu"),
-	ARMV8PMU_DT("cavium,thunder-pmu"),	ARMV8PMU_DT("brcm,vulcan-pmu"),
-	ARMV8PMU_DT("nvidia,carmel-pmu"),	ARMV8PMU_DT("nvidia,denver-pmu"),
+	ARMV8PMU_DT("arm,armv8-pmuv3",		"armv8_pmuv3"),
+	ARMV8PMU_DT("arm,cortex-a34-pmu",	"armv8_cortex_a34"),
+	ARMV8PMU_DT("arm,cortex-a35-pmu",	"armv8_cortex_a35"),
+	ARMV8PMU_DT("arm,cortex-a53-pmu",	"armv8_cortex_a53"),
+	ARMV8PMU_DT("arm,cortex-a55-pmu",	"armv8_cortex_a55"),
+	ARMV8PMU_DT("arm,cortex-a57-pmu",	"armv8_cortex_a57"),
+	ARMV8PMU_DT("arm,cortex-a65-pmu",	"armv8_cortex_a65"),
+	ARMV8PMU_DT("arm,cortex-a72-pmu",	"armv8_cortex_a72"),
+	ARMV8PMU_DT("arm,cortex-a73-pmu",	"armv8_cortex_a73"),
+	ARMV8PMU_DT("arm,cortex-a75-pmu",	"armv8_cortex_a75"),
+	ARMV8PMU_DT("arm,cortex-a76-pmu",	"armv8_cortex_a76"),
+	ARMV8PMU_DT("arm,cortex-a77-pmu",	"armv8_cortex_a77"),
+	ARMV8PMU_DT("arm,cortex-a78-pmu",	"armv8_cortex_a78"),
+	ARMV8PMU_DT("arm,cortex-a510-pmu",	"armv9_cortex_a510"),
+	ARMV8PMU_DT("arm,cortex-a520-pmu",	"armv9_cortex_a520"),
+	ARMV8PMU_DT("arm,cortex-a710-pmu",	"armv9_cortex_a710"),
+	ARMV8PMU_DT("arm,cortex-a715-pmu",	"armv9_cortex_a715"),
+	ARMV8PMU_DT("arm,cortex-a720-pmu",	"armv9_cortex_a720"),
+	ARMV8PMU_DT("arm,cortex-a725-pmu",	"armv9_cortex_a725"),
+	ARMV8PMU_DT("arm,cortex-x1-pmu",	"armv8_cortex_x1"),
+	ARMV8PMU_DT("arm,cortex-x2-pmu",	"armv9_cortex_x2"),
+	ARMV8PMU_DT("arm,cortex-x3-pmu",	"armv9_cortex_x3"),
+	ARMV8PMU_DT("arm,cortex-x4-pmu",	"armv9_cortex_x4"),
+	ARMV8PMU_DT("arm,cortex-x925-pmu",	"armv9_cortex_x925"),
+	ARMV8PMU_DT("arm,neoverse-e1-pmu",	"armv8_neoverse_e1"),
+	ARMV8PMU_DT("arm,neoverse-n1-pmu",	"armv8_neoverse_n1"),
+	ARMV8PMU_DT("arm,neoverse-n2-pmu",	"armv9_neoverse_n2"),
+	ARMV8PMU_DT("arm,neoverse-n3-pmu",	"armv9_neoverse_n3"),
+	ARMV8PMU_DT("arm,neoverse-v1-pmu",	"armv8_neoverse_v1"),
+	ARMV8PMU_DT("arm,neoverse-v2-pmu",	"armv8_neoverse_v2"),
+	ARMV8PMU_DT("arm,neoverse-v3-pmu",	"armv8_neoverse_v3"),
+	ARMV8PMU_DT("arm,neoverse-v3ae-pmu",	"armv8_neoverse_v3ae"),
+	ARMV8PMU_DT("cavium,thunder-pmu",	"armv8_cavium_thunder"),
+	ARMV8PMU_DT("brcm,vulcan-pmu",		"armv8_brcm_vulcan"),
+	ARMV8PMU_DT("nvidia,carmel-pmu",	"armv8_nvidia_carmel"),
+	ARMV8PMU_DT("nvidia,denver-pmu",	"armv8_nvidia_denver"),
 	{ }
 };
 
-static char *const armv8pmu_dt_names[] = {
-	"armv8_pmuv3",				"armv8_cortex_a34",
-	"armv8_cortex_a35",			"armv8_cortex_a53",
-	"armv8_cortex_a55",			"armv8_cortex_a57",
-	"armv8_cortex_a65",			"armv8_cortex_a72",
-	"armv8_cortex_a73",			"armv8_cortex_a75",
-	"armv8_cortex_a76",			"armv8_cortex_a77",
-	"armv8_cortex_a78",			"armv9_cortex_a510",
-	"armv9_cortex_a520",			"armv9_cortex_a710",
-	"armv9_cortex_a715",			"armv9_cortex_a720",
-	"armv9_cortex_a725",			"armv8_cortex_x1",
-	"armv9_cortex_x2",			"armv9_cortex_x3",
-	"armv9_cortex_x4",			"armv9_cortex_x925",
-	"armv8_neoverse_e1",			"armv8_neoverse_n1",
-	"armv9_neoverse_n2",			"armv9_neoverse_n3",
-	"armv8_neoverse_v1",			"armv8_neoverse_v2",
-	"armv8_neoverse_v3",			"armv8_neoverse_v3ae",
-	"armv8_cavium_thunder",			"armv8_brcm_vulcan",
-	"armv8_nvidia_carmel",			"armv8_nvidia_denver",
-};
-
-static_assert(ARRAY_SIZE(armv8pmu_dt_names) + 1 == ARRAY_SIZE(armv8pmu_of_match));
-
 static int armv8pmu_dt_init(struct arm_pmu *cpu_pmu)
 {
-	const struct of_device_id *id;
+	const char *name = of_device_get_match_data(&cpu_pmu->plat_device->dev);
 
-	id = of_match_device(armv8pmu_of_match, &cpu_pmu->plat_device->dev);
-	if (!id)
-		return -ENODEV;
-	return armv8pmu_init(cpu_pmu, armv8pmu_dt_names[id - armv8pmu_of_match]);
+	/* arm_pmu's name is not const, but nothing writes through it */
+	return armv8pmu_init(cpu_pmu, (char *)name);
 }
 
 static int armv8pmu_device_probe(struct platform_device *pdev)
 {
-	return arm_pmu_device_probe(pdev, armv8pmu_of_match, NULL);
+	return arm_pmu_device_probe_init(pdev, armv8pmu_dt_init);
 }
 
 static struct platform_driver armv8pmu_driver = {

@@ -765,9 +765,9 @@ static void test_format_files_keep_the_abi(struct kunit *test)
 /* ---- Probe tables ---- */
 
 /*
- * The two DT tables are kept in the same order by hand: check that each
- * name ends with its compatible's model ("arm,cortex-a57-pmu" names
- * "armv8_cortex_a57").
+ * Each compatible's PMU name, its match data, ends with the compatible's
+ * model ("arm,cortex-a57-pmu" names "armv8_cortex_a57"): a name pasted
+ * against the wrong line shows.
  */
 static bool test_ends_with(const char *str, const char *suffix)
 {
@@ -776,21 +776,21 @@ static bool test_ends_with(const char *str, const char *suffix)
 	return len >= slen && !strcmp(str + len - slen, suffix);
 }
 
-static void test_dt_names_line_up_with_compatibles(struct kunit *test)
+static void test_dt_names_match_compatibles(struct kunit *test)
 {
-	unsigned int i;
+	const struct of_device_id *id;
 
-	for (i = 0; i < ARRAY_SIZE(armv8pmu_dt_names); i++) {
-		const char *compat = armv8pmu_of_match[i].compatible;
+	for (id = armv8pmu_of_match; id->compatible[0]; id++) {
 		char model[32];
 
-		strscpy(model, strchr(compat, ',') + 1);
+		strscpy(model, strchr(id->compatible, ',') + 1);
 		if (test_ends_with(model, "-pmu"))
 			model[strlen(model) - 4] = '\0';
 		strreplace(model, '-', '_');
 
-		KUNIT_EXPECT_TRUE_MSG(test, test_ends_with(armv8pmu_dt_names[i], model),
-				      "%s registers as %s", compat, armv8pmu_dt_names[i]);
+		KUNIT_EXPECT_TRUE_MSG(test, test_ends_with(id->data, model),
+				      "%s registers as %s", id->compatible,
+				      (const char *)id->data);
 	}
 }
 
@@ -825,7 +825,7 @@ static struct kunit_case armv8pmu_test_cases[] = {
 	KUNIT_CASE(test_long_event_single_counter_on_pmuv3p5),
 	KUNIT_CASE(test_clear_releases_both_halves_of_pair),
 	KUNIT_CASE(test_format_files_keep_the_abi),
-	KUNIT_CASE(test_dt_names_line_up_with_compatibles),
+	KUNIT_CASE(test_dt_names_match_compatibles),
 	{}
 };
 
@@ -1189,15 +1189,14 @@ KUNIT_ARRAY_PARAM(test_cpu_map, test_cpu_maps, test_cpu_map_desc);
 static struct arm_pmu *test_dt_pmu(struct kunit *test, const char *compatible, u64 common)
 {
 	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3);
-	unsigned int i;
+	const struct of_device_id *id;
 
-	for (i = 0; i < ARRAY_SIZE(armv8pmu_dt_names); i++)
-		if (!strcmp(armv8pmu_of_match[i].compatible, compatible))
+	for (id = armv8pmu_of_match; id->compatible[0]; id++)
+		if (!strcmp(id->compatible, compatible))
 			break;
-	KUNIT_ASSERT_LT_MSG(test, i, ARRAY_SIZE(armv8pmu_dt_names),
-			    "%s is not in our DT table", compatible);
+	KUNIT_ASSERT_TRUE_MSG(test, id->compatible[0], "%s is not in our DT table", compatible);
 
-	cpu_pmu->name = armv8pmu_dt_names[i];
+	cpu_pmu->name = (char *)id->data;
 	bitmap_from_u64(cpu_pmu->pmceid_bitmap, common);
 	bitmap_zero(cpu_pmu->pmceid_ext_bitmap, ARMV8_PMUV3_MAX_COMMON_EVENTS);
 	return cpu_pmu;
@@ -1253,14 +1252,15 @@ static void test_generic_events_resolve_as_on_base(struct kunit *test)
 /* The base knows no CPU we do not: each of our compatibles has its record */
 static void test_every_compatible_recorded(struct kunit *test)
 {
-	unsigned int i, j;
+	const struct of_device_id *id;
+	unsigned int j;
 
-	for (i = 0; i < ARRAY_SIZE(armv8pmu_dt_names); i++) {
+	for (id = armv8pmu_of_match; id->compatible[0]; id++) {
 		for (j = 0; j < ARRAY_SIZE(test_cpu_maps); j++)
-			if (!strcmp(test_cpu_maps[j].compatible, armv8pmu_of_match[i].compatible))
+			if (!strcmp(test_cpu_maps[j].compatible, id->compatible))
 				break;
 		KUNIT_EXPECT_LT_MSG(test, j, ARRAY_SIZE(test_cpu_maps),
-				    "no record for %s", armv8pmu_of_match[i].compatible);
+				    "no record for %s", id->compatible);
 	}
 }
 
