@@ -49,14 +49,18 @@
 #define EVT_SAMPLE_FILTRATE	0x4002
 
 /*
- * perf_event_attr grew config3 (PMSNEVFR_EL1 here) in v6.3, after the
- * libc headers this is built with: the attr is written at its ABI size.
+ * perf_event_attr grew config3 (PMSNEVFR_EL1 here) in v6.3 and config4
+ * (mainline's inverted PMSDSFR_EL1, FEAT_SPE_FDS) later, after the libc
+ * headers this is built with: the attr is written at its ABI size, the
+ * larger only with config4 set, which 6.12 does not know.
  */
 #define ATTR_SIZE_VER8		136
+#define ATTR_SIZE_VER9		144
 #define ATTR_CONFIG3_OFF	128
+#define ATTR_CONFIG4_OFF	136
 union spe_attr {
 	struct perf_event_attr a;
-	uint8_t raw[ATTR_SIZE_VER8];
+	uint8_t raw[ATTR_SIZE_VER9];
 };
 
 static_assert(offsetof(struct perf_event_attr, config2) + 8 <= ATTR_CONFIG3_OFF,
@@ -224,19 +228,20 @@ static bool records_match(const struct spe_record *r, long n, unsigned long iter
 /* ---- opening events and reading their AUX buffers ---- */
 
 struct spe_params {
-	uint64_t config, config1, config2, config3, period;
+	uint64_t config, config1, config2, config3, config4, period;
 	bool kernel, freq;
 };
 
 static void spe_attr_init(union spe_attr *u, const struct spe_params *p)
 {
 	memset(u, 0, sizeof(*u));
-	u->a.size = ATTR_SIZE_VER8;
+	u->a.size = p->config4 ? ATTR_SIZE_VER9 : ATTR_SIZE_VER8;
 	u->a.type = spe.type;
 	u->a.config = p->config;
 	u->a.config1 = p->config1;
 	u->a.config2 = p->config2;
 	memcpy(u->raw + ATTR_CONFIG3_OFF, &p->config3, sizeof(p->config3));
+	memcpy(u->raw + ATTR_CONFIG4_OFF, &p->config4, sizeof(p->config4));
 	u->a.sample_period = p->period ? p->period : PERIOD;
 	u->a.freq = p->freq;
 	u->a.disabled = 1;
@@ -499,7 +504,18 @@ struct filter_case {
 	uint64_t config, config1, config2, config3;
 	unsigned int keep;
 	bool fne;	/* needs FEAT_SPE_FnE (SPEv1p2) */
+	uint64_t config4;
 };
+
+/*
+ * FEAT_SPE_FDS through mainline's config4 (inv_data_src_filter, set bits
+ * drop a data source): only loads carry a data source, which the model
+ * gives as L1D (0) for the loop's cacheable memory; other operations are
+ * kept.
+ */
+#define DS_L1D			(1ULL << 0)
+#define DS_DRAM			(1ULL << 14)
+#define FDS_CASE(_name, inv, _keep) { .name = _name, .config4 = inv, .keep = _keep }
 
 static const struct filter_case filter_cases[] = {
 	{ "load_filter_only_loads", CFG_LOAD, 0, 0, 0, KEEP(POS_LOAD) },
@@ -519,15 +535,23 @@ static const struct filter_case filter_cases[] = {
 	{ "min_latency_6_only_loads_stores", 0, 0, 6, 0, KEEP_LDST },
 	{ "min_latency_7_keeps_none", 0, 0, 7, 0, 0 },
 	{ "load_filter_and_min_latency", CFG_LOAD, 0, 4, 0, KEEP(POS_LOAD) },
+	FDS_CASE("fds_only_l1d_keeps_all", ~DS_L1D, KEEP_ALL),
+	FDS_CASE("fds_all_but_l1d_drops_loads", DS_L1D, KEEP_ALL & ~KEEP(POS_LOAD)),
+	FDS_CASE("fds_only_dram_drops_loads", ~DS_DRAM, KEEP_ALL & ~KEEP(POS_LOAD)),
 };
 
 static void test_filter(const struct filter_case *c)
 {
-	struct spe_params p = { c->config, c->config1, c->config2, c->config3 };
+	struct spe_params p = { c->config, c->config1, c->config2, c->config3, c->config4 };
 	long want = expected_count(ITERS, PERIOD, c->keep);
 	struct session s;
 	char name[128];
 	long n;
+
+	if (c->config4 && !pmu_sysfs_exists(&spe, "format/inv_data_src_filter")) {
+		pmu_skip(c->name, "no format/inv_data_src_filter (FEAT_SPE_FDS with config4)");
+		return;
+	}
 
 	if (c->fne && pmsver < 3) {
 		snprintf(name, sizeof(name), "%s_refused_before_v1p2", c->name);
