@@ -23,10 +23,11 @@
  * selftests' vpmu_vm_create() (vpmu_vm.h, beside this file in the build):
  * kvm-vpmu-shown, a guest that uses neither, net of the same VM with both
  * hidden (ID_AA64DFR0_EL1.BRBE and PMSVer written 0, so KVM switches
- * nothing); kvm-vpmu-brbe, a guest recording its branches (BRBCR_EL1
+ * nothing); kvm-vpmu-brbe-shown and -spe-shown, the same with only one of
+ * them shown; kvm-vpmu-brbe, a guest recording its branches (BRBCR_EL1
  * E0BRE and E1BRE, BRBFCR_EL1 0), and kvm-vpmu-spe, a guest profiling
  * into its own buffer (every SPE_INTERVAL operations: a few records,
- * never full), each net of the one that uses neither.
+ * never full), each net of the one shown both that uses neither.
  *
  * Built by harness/kvm-tests.sh on the base tree's KVM selftest library;
  * harness/bench.sh carries it into the guest as /bench/kvm_exit. Under
@@ -138,7 +139,8 @@ static double round_trips(struct kvm_vcpu *vcpu, const char *label)
 	t1 = now_ns();
 	if (bad) {
 		fprintf(stderr, "bench: error: %s: exit reason %u at %#llx\n",
-			label ? label : "kvm warm-up", run->exit_reason, (unsigned long long)run->mmio.phys_addr);
+			label ? label : "kvm warm-up", run->exit_reason,
+			(unsigned long long)run->mmio.phys_addr);
 		exit(1);
 	}
 	if (label)
@@ -240,36 +242,45 @@ static void entry_exit_events(void)
 	kvm_vm_free(vm);
 }
 
-/* The vPMU guests: BRBE and SPE hidden, shown and unused, recording, profiling */
-enum { G_HIDDEN, G_SHOWN, G_BRBE, G_SPE, NR_G };
+/*
+ * The vPMU guests: what each is shown (the rest of BRBE and SPE written 0
+ * in ID_AA64DFR0_EL1 before its first run) and what it enables.
+ */
+enum { G_HIDDEN, G_SHOWN, G_BRBE_SHOWN, G_SPE_SHOWN, G_BRBE, G_SPE, NR_G };
+
+#define DFR0_BOTH	(DFR0_BRBE_MASK | DFR0_PMSVER_MASK)
 
 static const struct {
+	uint64_t shown;
 	enum guest_mode mode;
 	const char *label;
 } vpmu_guests[NR_G] = {
-	[G_HIDDEN] = { MODE_NONE, "kvm-vpmu-shown.base" },
-	[G_SHOWN] = { MODE_NONE, "kvm-vpmu-shown.raw" },
-	[G_BRBE] = { MODE_BRBE, "kvm-vpmu-brbe.raw" },
-	[G_SPE] = { MODE_SPE, "kvm-vpmu-spe.raw" },
+	[G_HIDDEN] = { 0, MODE_NONE, "kvm-vpmu-shown.base" },
+	[G_SHOWN] = { DFR0_BOTH, MODE_NONE, "kvm-vpmu-shown.raw" },
+	[G_BRBE_SHOWN] = { DFR0_BRBE_MASK, MODE_NONE, "kvm-vpmu-brbe-shown.raw" },
+	[G_SPE_SHOWN] = { DFR0_PMSVER_MASK, MODE_NONE, "kvm-vpmu-spe-shown.raw" },
+	[G_BRBE] = { DFR0_BOTH, MODE_BRBE, "kvm-vpmu-brbe.raw" },
+	[G_SPE] = { DFR0_BOTH, MODE_SPE, "kvm-vpmu-spe.raw" },
 };
 
 #define ID_DFR0		KVM_ARM64_SYS_REG(SYS_ID_AA64DFR0_EL1)
 
 /*
- * A vPMU VM whose guest enables what @mode says; @hide: the ID_AA64DFR0_EL1
- * fields written 0 before the first run. Every one has the same buffer and
- * exit page, and the SPE interrupt where SPE is shown.
+ * A vPMU VM whose guest is shown no more of BRBE and SPE than @shown and
+ * enables what @mode says. Every one has the same buffer and exit page,
+ * and the SPE interrupt where SPE is shown.
  */
-static struct kvm_vcpu *vpmu_guest_create(struct kvm_vm **vm, enum guest_mode mode,
-					  uint64_t hide)
+static struct kvm_vcpu *vpmu_guest_create(struct kvm_vm **vm, uint64_t shown,
+					  enum guest_mode mode)
 {
 	struct kvm_vcpu *vcpu = vpmu_vm_create(vm, guest_vpmu_code);
-	uint64_t dfr0;
+	uint64_t dfr0, hide;
 
 	vcpu_get_reg(vcpu, ID_DFR0, &dfr0);
+	hide = dfr0 & DFR0_BOTH & ~shown;
 	if (hide)
 		vcpu_set_reg(vcpu, ID_DFR0, dfr0 & ~hide);
-	else if ((dfr0 & DFR0_PMSVER_MASK) && vpmu_vm_spe_irq(vcpu))
+	if ((dfr0 & ~hide & DFR0_PMSVER_MASK) && vpmu_vm_spe_irq(vcpu))
 		die("KVM_ARM_VCPU_SPE_IRQ");
 	guest_mode = mode;
 	guest_buf_size = SPE_BUF_PAGES * (*vm)->page_size;
@@ -285,11 +296,15 @@ static struct kvm_vcpu *vpmu_guest_create(struct kvm_vm **vm, enum guest_mode mo
 /* n/a, saying @why, for the rows of what the guests are not shown; false if both */
 static bool vpmu_rows_available(uint64_t dfr0, const char *why)
 {
-	if (!(dfr0 & DFR0_BRBE_MASK))
+	if (!(dfr0 & DFR0_BRBE_MASK)) {
+		printf("bench: kvm-vpmu-brbe-shown n/a %s BRBE\n", why);
 		printf("bench: kvm-vpmu-brbe n/a %s BRBE\n", why);
-	if (!(dfr0 & DFR0_PMSVER_MASK))
+	}
+	if (!(dfr0 & DFR0_PMSVER_MASK)) {
+		printf("bench: kvm-vpmu-spe-shown n/a %s SPE\n", why);
 		printf("bench: kvm-vpmu-spe n/a %s SPE\n", why);
-	if (dfr0 & (DFR0_BRBE_MASK | DFR0_PMSVER_MASK))
+	}
+	if (dfr0 & DFR0_BOTH)
 		return true;
 	printf("bench: kvm-vpmu-shown n/a %s BRBE or SPE\n", why);
 	return false;
@@ -315,7 +330,8 @@ static void vpmu_guests_check(struct kvm_vcpu **vcpu, uint64_t dfr0, char *brbe,
 		vcpu_get_reg(vcpu[G_SPE], KVM_ARM64_SYS_REG(SYS_PMBSR_EL1), &status);
 		/* records written, the buffer neither full nor stopped */
 		if (ptr <= guest_buf || ptr >= guest_buf + guest_buf_size || status) {
-			fprintf(stderr, "bench: error: kvm-vpmu-spe: PMBPTR_EL1 +%#lx, PMBSR_EL1 %#lx\n",
+			fprintf(stderr,
+				"bench: error: kvm-vpmu-spe: PMBPTR_EL1 +%#lx, PMBSR_EL1 %#lx\n",
 				(unsigned long)(ptr - guest_buf), (unsigned long)status);
 			exit(1);
 		}
@@ -323,10 +339,21 @@ static void vpmu_guests_check(struct kvm_vcpu **vcpu, uint64_t dfr0, char *brbe,
 	}
 }
 
-/* kvm-vpmu-shown, kvm-vpmu-brbe and kvm-vpmu-spe, each net of its baseline */
+/* One row: the median of guest @g's round trips net of guest @base's */
+static void vpmu_report(const char *path, double (*t)[REPS], int g, int base,
+			const char *extra)
+{
+	report(path, median(t[g], REPS), median(t[base], REPS), OPS, extra);
+}
+
+/*
+ * kvm-vpmu-shown, -brbe-shown and -spe-shown: what KVM's switch of both, of
+ * BRBE, of SPE costs a guest that uses neither; kvm-vpmu-brbe and -spe:
+ * what the guest's recording or profiling adds to the switch of both.
+ */
 static void entry_exit_vpmu(void)
 {
-	double t[NR_G][REPS], shown;
+	double t[NR_G][REPS];
 	struct kvm_vcpu *vcpu[NR_G];
 	struct kvm_vm *vm[NR_G];
 	char brbe[64] = "", spe[64] = "";
@@ -337,18 +364,16 @@ static void entry_exit_vpmu(void)
 		vpmu_rows_available(0, "no KVM_CAP_ARM_PMU_V3: no vPMU, no");
 		return;
 	}
-	vcpu[G_SHOWN] = vpmu_guest_create(&vm[G_SHOWN], MODE_NONE, 0);
+	vcpu[G_SHOWN] = vpmu_guest_create(&vm[G_SHOWN], DFR0_BOTH, MODE_NONE);
 	vcpu_get_reg(vcpu[G_SHOWN], ID_DFR0, &dfr0);
 	if (!vpmu_rows_available(dfr0, "the vPMU guest sees no")) {
 		kvm_vm_free(vm[G_SHOWN]);
 		return;
 	}
-	for (g = 0; g < NR_G; g++) {
-		if (g == G_SHOWN)
-			continue;
-		vcpu[g] = vpmu_guest_create(&vm[g], vpmu_guests[g].mode,
-					    g == G_HIDDEN ? dfr0 & (DFR0_BRBE_MASK | DFR0_PMSVER_MASK) : 0);
-	}
+	for (g = 0; g < NR_G; g++)
+		if (g != G_SHOWN)
+			vcpu[g] = vpmu_guest_create(&vm[g], vpmu_guests[g].shown,
+						    vpmu_guests[g].mode);
 
 	/* Warm up: stage-2 faults, the guests' enabling */
 	for (g = 0; g < NR_G; g++)
@@ -358,12 +383,15 @@ static void entry_exit_vpmu(void)
 			t[g][r] = round_trips(vcpu[g], vpmu_guests[g].label);
 	vpmu_guests_check(vcpu, dfr0, brbe, spe);
 
-	shown = median(t[G_SHOWN], REPS);
-	report("kvm-vpmu-shown", shown, median(t[G_HIDDEN], REPS), OPS, NULL);
-	if (dfr0 & DFR0_BRBE_MASK)
-		report("kvm-vpmu-brbe", median(t[G_BRBE], REPS), shown, OPS, brbe);
-	if (dfr0 & DFR0_PMSVER_MASK)
-		report("kvm-vpmu-spe", median(t[G_SPE], REPS), shown, OPS, spe);
+	vpmu_report("kvm-vpmu-shown", t, G_SHOWN, G_HIDDEN, NULL);
+	if (dfr0 & DFR0_BRBE_MASK) {
+		vpmu_report("kvm-vpmu-brbe-shown", t, G_BRBE_SHOWN, G_HIDDEN, NULL);
+		vpmu_report("kvm-vpmu-brbe", t, G_BRBE, G_SHOWN, brbe);
+	}
+	if (dfr0 & DFR0_PMSVER_MASK) {
+		vpmu_report("kvm-vpmu-spe-shown", t, G_SPE_SHOWN, G_HIDDEN, NULL);
+		vpmu_report("kvm-vpmu-spe", t, G_SPE, G_SHOWN, spe);
+	}
 	for (g = 0; g < NR_G; g++)
 		kvm_vm_free(vm[g]);
 }
