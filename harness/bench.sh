@@ -62,9 +62,9 @@ LAZY_SYNC=${LAZY_SYNC:-1}
 BENCH_CPU=max
 [ "$LAZY_SYNC" = 1 ] && BENCH_CPU+=,x-pmu-lazy-sync=on
 
-# path|what|unit|subtracted baseline|target (ratio <= x, "abs <= x", or
+# path|what|unit|subtracted baseline|target (ratio <= x, "abs <= x",
 # "brbe <= x": ours' BRBE register accesses per operation at most x, or at
-# most those of the path x)|
+# most those of the path x, or "none -": a row of ours alone, no target)|
 # the target against mainline (ours/mainline <= x)|
 # the plugin's labels of the measured windows and of their baseline
 PATHS=(
@@ -76,6 +76,11 @@ PATHS=(
 "ctxsw-6|context switch, 6 per-task events|insns/switch|the same ping-pong without events|ratio|0.85|1.0|ctxsw-6 ctxsw-0"
 "overflow|overflow interrupt, cycles:u sampling|insns/sample|the same loop with the event counting instead|ratio|0.85|1.0|overflow.raw overflow.base"
 "kvm-entry-exit|KVM guest entry/exit with :G/:H events|insns/entry+exit|the same round trips without events|ratio|1.0|1.0|kvm-entry-exit.raw kvm-entry-exit.base"
+"kvm-vpmu-shown|KVM entry/exit, vPMU guest shown BRBE and SPE, using neither|insns/entry+exit|the same vPMU guest with BRBE and SPE hidden|none|-|1.0|kvm-vpmu-shown.raw kvm-vpmu-shown.base"
+"kvm-vpmu-brbe-shown|KVM entry/exit, vPMU guest shown BRBE only, not using it|insns/entry+exit|the same vPMU guest with BRBE and SPE hidden|none|-|1.0|kvm-vpmu-brbe-shown.raw kvm-vpmu-shown.base"
+"kvm-vpmu-spe-shown|KVM entry/exit, vPMU guest shown SPE only, not using it|insns/entry+exit|the same vPMU guest with BRBE and SPE hidden|none|-|1.0|kvm-vpmu-spe-shown.raw kvm-vpmu-shown.base"
+"kvm-vpmu-brbe|KVM entry/exit, vPMU guest recording into its BRBE|insns/entry+exit|the vPMU guest shown BRBE and SPE, using neither|none|-|1.0|kvm-vpmu-brbe.raw kvm-vpmu-shown.raw"
+"kvm-vpmu-spe|KVM entry/exit, vPMU guest profiling into its SPE buffer|insns/entry+exit|the vPMU guest shown BRBE and SPE, using neither|none|-|1.0|kvm-vpmu-spe.raw kvm-vpmu-shown.raw"
 "ctxsw-brbe|context switch, 1 per-task branch-stack event (-j any,u)|insns/switch|the same ping-pong without events|brbe|8|0.9|ctxsw-brbe ctxsw-0"
 "brbe-overflow-1|overflow interrupt, 1 branch event (-j any,u)|insns/interrupt|the same loop with the event counting instead|brbe|100|1.0|brbe-overflow-1.raw brbe-overflow-1.base"
 "brbe-overflow-6|overflow interrupt, 6 branch events of distinct filters|insns/interrupt|the same loop with the events counting instead|brbe|brbe-overflow-1|0.45|brbe-overflow-6.raw brbe-overflow-6.base"
@@ -333,6 +338,7 @@ target() {
 		fi
 		;;
 	abs) printf 'ours <= %s|%s|ours_max|%s\n' "$2" "$(verdict abs "$2" "$4" "$5" "$6")" "$2" ;;
+	none) printf -- '-|-|ratio_max|null\n' ;;
 	*) printf '<= %s|%s|ratio_max|%s\n' "$2" "$(verdict "$1" "$2" "$4" "$5" "$6")" "$2" ;;
 	esac
 }
@@ -399,6 +405,11 @@ report() {
 		echo "  instructions, each also :u and :k)"
 		echo "  (kvm-entry-exit: a KVM_RUN to a guest MMIO store and back to the VMM,"
 		echo "  VHE; events instructions:G, instructions:H, cycles:G, cycles:H)"
+		echo "  (kvm-vpmu-*: the same round trip on vCPUs with a vPMU, ours only: the"
+		echo "  base and mainline show a guest no BRBE or SPE; -shown, -brbe-shown and"
+		echo "  -spe-shown: KVM's switch of both, of BRBE, of SPE for a guest that uses"
+		echo "  neither; -brbe and -spe: what the guest's own recording or profiling"
+		echo "  adds to the switch of both)"
 		echo "  (ctxsw-brbe, brbe-overflow-N: branch stacks, which the base 6.12 lacks"
 		echo "  and mainline has since 6.17;"
 		echo "  brbe-overflow-N: N instructions:u events of one group, each with its own"

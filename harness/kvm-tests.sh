@@ -6,7 +6,9 @@
 # aarch64/brbe_guest and aarch64/spe_guest (tools/testing/selftests/kvm/aarch64/ of the
 # overlay), all on the base tree's unmodified KVM selftest library, and on
 # the same library the KVM benchmark of make bench, harness/bench/
-# kvm_exit.c (with its bench.h), built as aarch64/kvm_exit.
+# kvm_exit.c (with its bench.h), built as aarch64/kvm_exit. Copied beside
+# our tests, it includes their vpmu_vm.h from our overlay, on the base's
+# library like them.
 #
 #   harness/kvm-tests.sh [build]   build the six binaries if needed
 #   harness/kvm-tests.sh path      print their folder, build nothing

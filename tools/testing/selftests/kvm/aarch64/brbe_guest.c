@@ -60,8 +60,6 @@
 #include "vcpu_stat.h"
 #include "vpmu_vm.h"
 
-#define BRBCR_E0BRE		BIT(0)
-#define BRBCR_E1BRE		BIT(1)
 #define BRBCR_FZP		BIT(8)
 #define BRBCR_ERTN		BIT(22)
 #define BRBCR_EXCEPTION		BIT(23)
@@ -97,15 +95,9 @@
 #define TYPE_RET		5
 #define TYPE_DIRECT_COND	8
 
-#define DFR0_BRBE_SHIFT		52
-#define DFR0_BRBE_MASK		(0xfULL << DFR0_BRBE_SHIFT)
-
-#define SYS_BRBCR_EL1		sys_reg(2, 1, 9, 0, 0)
-#define SYS_BRBFCR_EL1		sys_reg(2, 1, 9, 0, 1)
 #define SYS_BRBTS_EL1		sys_reg(2, 1, 9, 0, 2)
 #define SYS_BRBIDR0_EL1		sys_reg(2, 1, 9, 2, 0)
 
-#define REG_BRBCR_EL1		ARM64_SYS_REG(2, 1, 9, 0, 0)
 #define REG_BRBFCR_EL1		ARM64_SYS_REG(2, 1, 9, 0, 1)
 #define REG_BRBTS_EL1		ARM64_SYS_REG(2, 1, 9, 0, 2)
 

@@ -53,14 +53,9 @@
 /* The SPE registers' SYS_ encodings come from the generated sysreg-defs.h */
 #define ONE_REG(r)		KVM_ARM64_SYS_REG(SYS_##r)
 
-#define DFR0_PMSVER_SHIFT	32
-#define DFR0_PMSVER_MASK	(0xfULL << DFR0_PMSVER_SHIFT)
-
-#define PMSCR_E1SPE		BIT(1)
 #define PMSCR_PA		BIT(4)
 #define PMSCR_TS		BIT(5)
 #define PMSCR_PCT		BIT(6)
-#define PMBLIMITR_E		BIT(0)
 #define PMBSR_S			BIT(17)
 #define PMBSR_EC_SHIFT		26
 #define PMBSR_BSC_FULL		1
@@ -72,13 +67,6 @@
 #define REC_SIZE_TS		29	/* the same with a timestamp (9) instead of End */
 #define BUF_PAGES		4
 #define PAGE			4096
-
-/* The vCPU attribute that names the buffer's PPI (the base's UAPI lacks it) */
-#ifndef KVM_ARM_VCPU_SPE_CTRL
-#define KVM_ARM_VCPU_SPE_CTRL	3
-#define KVM_ARM_VCPU_SPE_IRQ	0
-#endif
-#define SPE_PPI			21
 
 enum phase { PH_ID, PH_PROFILE, PH_FULL, PH_FRESH, PH_IRQ, PH_TS, PH_HIDDEN };
 
@@ -276,19 +264,6 @@ static void phase_run(struct kvm_vcpu *vcpu, uint64_t phase)
 	sync_global_from_guest(vm, guest_irq_status);
 	sync_global_from_guest(vm, guest_vct0);
 	sync_global_from_guest(vm, guest_vct1);
-}
-
-/* Name the buffer's PPI to KVM: 0, or the errno */
-static int spe_irq_set(struct kvm_vcpu *vcpu)
-{
-	int irq = SPE_PPI;
-	struct kvm_device_attr attr = {
-		.group = KVM_ARM_VCPU_SPE_CTRL,
-		.attr = KVM_ARM_VCPU_SPE_IRQ,
-		.addr = (uint64_t)&irq,
-	};
-
-	return __vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &attr) ? errno : 0;
 }
 
 /* The vPMU VM, with the guest's IRQ handler; an UNDEF fails the run by name */
@@ -562,7 +537,7 @@ static void test_hidden(void)
 	vcpu_get_reg(vcpu, id, &dfr0);
 	vcpu_set_reg(vcpu, id, dfr0 & ~DFR0_PMSVER_MASK);
 	report(!reg_listed(vcpu, ONE_REG(PMSCR_EL1)), "hidden_spe_not_in_reg_list");
-	report(spe_irq_set(vcpu) == ENODEV, "hidden_spe_irq_attribute_refused");
+	report(vpmu_vm_spe_irq(vcpu) == ENODEV, "hidden_spe_irq_attribute_refused");
 	phase_run(vcpu, PH_HIDDEN);
 	report(!(guest_dfr0 & DFR0_PMSVER_MASK), "hidden_spe_id_reads_zero");
 	report(guest_undefs == 1, "hidden_spe_register_undefs");
@@ -592,7 +567,7 @@ int main(void)
 	/* For a host session's check that none of its records is the guest's */
 	ksft_print_msg("guest loop at %#lx, %d bytes\n", (unsigned long)ASM_LABEL(spe_loop_body),
 		       4 * LOOP_INSNS);
-	irq_set = spe_irq_set(vcpu);
+	irq_set = vpmu_vm_spe_irq(vcpu);
 	ksft_set_plan(5 + 1 + 3 + 1 + 3 + 1 + 4);
 	test_id_and_one_reg(vcpu);
 	test_profile(vcpu, PH_PROFILE, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 0,

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A VM of one vCPU with a vPMU on a vGICv3, as KVM requires for guest
- * counters, BRBE and SPE: for the arm64 PMU, BRBE and SPE guest tests.
+ * counters, BRBE and SPE: for the arm64 PMU, BRBE and SPE guest tests and
+ * the KVM benchmark of make bench (harness/bench/kvm_exit.c). With it, the
+ * ID fields and controls they share (Arm ARM): BRBCR_EL1 s2_1_c9_c0_0,
+ * BRBFCR_EL1 _1; the SPE registers' encodings are in sysreg-defs.h.
  */
 #ifndef SELFTEST_KVM_AARCH64_VPMU_VM_H
 #define SELFTEST_KVM_AARCH64_VPMU_VM_H
@@ -12,6 +15,28 @@
 #include <vgic.h>
 
 #define VPMU_PPI	23	/* the vPMU's interrupt: a PPI, as KVM requires */
+
+#define DFR0_PMSVER_SHIFT	32
+#define DFR0_PMSVER_MASK	(0xfULL << DFR0_PMSVER_SHIFT)
+#define DFR0_BRBE_SHIFT		52
+#define DFR0_BRBE_MASK		(0xfULL << DFR0_BRBE_SHIFT)
+
+#define SYS_BRBCR_EL1		sys_reg(2, 1, 9, 0, 0)
+#define SYS_BRBFCR_EL1		sys_reg(2, 1, 9, 0, 1)
+#define REG_BRBCR_EL1		ARM64_SYS_REG(2, 1, 9, 0, 0)
+#define BRBCR_E0BRE		BIT(0)
+#define BRBCR_E1BRE		BIT(1)
+
+#define PMSCR_E0SPE		BIT(0)
+#define PMSCR_E1SPE		BIT(1)
+#define PMBLIMITR_E		BIT(0)
+
+/* The vCPU attribute that names the SPE buffer's PPI (the base's UAPI lacks it) */
+#ifndef KVM_ARM_VCPU_SPE_CTRL
+#define KVM_ARM_VCPU_SPE_CTRL	3
+#define KVM_ARM_VCPU_SPE_IRQ	0
+#endif
+#define SPE_PPI			21
 
 static inline struct kvm_vcpu *vpmu_vm_create(struct kvm_vm **vm, void *guest_code)
 {
@@ -36,6 +61,19 @@ static inline struct kvm_vcpu *vpmu_vm_create(struct kvm_vm **vm, void *guest_co
 	vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &irq_attr);
 	vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &init_attr);
 	return vcpu;
+}
+
+/* Name the SPE buffer's PPI to KVM: 0, or the errno (ENODEV without SPE) */
+static inline int vpmu_vm_spe_irq(struct kvm_vcpu *vcpu)
+{
+	int irq = SPE_PPI;
+	struct kvm_device_attr attr = {
+		.group = KVM_ARM_VCPU_SPE_CTRL,
+		.attr = KVM_ARM_VCPU_SPE_IRQ,
+		.addr = (uint64_t)&irq,
+	};
+
+	return __vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &attr) ? errno : 0;
 }
 
 #endif /* SELFTEST_KVM_AARCH64_VPMU_VM_H */
