@@ -37,11 +37,13 @@ done
 
 # The time limit is a backstop for a hung guest: a boot shares the machine
 # with other boots and builds, so it is twice qemu.sh's default.
-rc=0
+rc=0 start=$SECONDS
 # shellcheck disable=SC2086 # KNOBS is a list of VAR=value words
 env TIMEOUT=1800 $knobs "$HARNESS/qemu.sh" run "$cmd" > "$log.tmp" 2>&1 || rc=$?
 if [ $rc = 125 ]; then
 	name=${log##*/}
 	echo "not ok 1 ${name%.log}_guest_finished # crashed or timed out" >> "$log.tmp"
 fi
+# Wall time, for make check's summary (where the time goes)
+echo "# boot-suite: $((SECONDS - start)) s" >> "$log.tmp"
 mv "$log.tmp" "$log"

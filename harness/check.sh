@@ -18,10 +18,11 @@ export KUNIT=1
 
 # tally NAME: count the results in build/check/NAME.log
 tally() {
-	local p f s
+	local p f s t
 	read -r p f s < <(awk -v only=counts -f "$HARNESS/tap-count.awk" "$LOGS/$1.log")
 	PASS=$((PASS + p)) FAIL=$((FAIL + f)) SKIP=$((SKIP + s))
-	printf '%-28s %4d passed, %d failed, %d skipped\n' "$1" "$p" "$f" "$s"
+	t=$(sed -n 's/^# boot-suite: \([0-9]*\) s$/, \1 s/p' "$LOGS/$1.log")
+	printf '%-28s %4d passed, %d failed, %d skipped%s\n' "$1" "$p" "$f" "$s" "$t"
 	awk -v only=details -f "$HARNESS/tap-count.awk" "$LOGS/$1.log" | sed 's/^/    /'
 }
 
