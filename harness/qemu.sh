@@ -98,8 +98,10 @@ kernel_args() {
 
 # The -cpu argument: our QEMU's PMU synchronization mode added
 cpu_arg() {
+	# Ours is any of build.sh's trees, whichever cache holds it: a QEMU=
+	# into another helper's cache once lost lazy sync without a word.
 	case "$QEMU" in
-	"$CACHE"/qemu/*)
+	"$CACHE"/qemu/* | */qemu/[0-9]*-*/build/qemu-system-aarch64)
 		if [ "$LAZY_SYNC" = 1 ]; then
 			# x-spe-lazy-sync exists only where the SPE model does (max)
 			case "$QEMU_CPU" in
