@@ -395,7 +395,8 @@ static bool record_end_ok(const uint8_t *p)
 /*
  * The PC of member @member. Whether the ISB that synchronizes the enabling
  * write is a member, the Arm ARM leaves free; our model's choice is not
- * (harness/qemu/README.md, "SPE"): member 1 is the loop's first instruction.
+ * (harness/qemu/README.md, "SPE (x-spe-lazy-sync)"): member 1 is the
+ * loop's first instruction.
  */
 static uint64_t record_pc(uint64_t member)
 {
