@@ -12,7 +12,8 @@
 # ICOUNT (shift=0,sleep=off; empty to disable), MEM (1G), APPEND (extra
 # kernel arguments), SHARE (host folder mounted at /share over virtio-9p),
 # L2_IMAGE=1 (run only: the Image also at /l2/Image, for plans/l2-guest.plan),
-# QEMU (binary; default: ours, harness/qemu/build.sh path), TIMEOUT (seconds, run only; default 900), KUNIT=1 (run
+# QEMU (binary; default: ours, harness/qemu/build.sh path; a build.sh tree in
+# any cache counts as ours and gets LAZY_SYNC), TIMEOUT (seconds, run only; default 900), KUNIT=1 (run
 # the built-in KUnit suites at boot), DTB (a device tree to boot instead of
 # the one QEMU generates, made for the same SMP, QEMU_CPU and MEM: e.g.
 # DTB=$(SMP=2 harness/dt/hetero-dtb.sh), two PMUs over two sets of CPUs),
@@ -98,8 +99,10 @@ kernel_args() {
 
 # The -cpu argument: our QEMU's PMU synchronization mode added
 cpu_arg() {
+	# Ours is any of build.sh's trees, whichever cache holds it: a QEMU=
+	# into another helper's cache once lost lazy sync without a word.
 	case "$QEMU" in
-	"$CACHE"/qemu/*)
+	"$CACHE"/qemu/* | */qemu/[0-9]*-*/build/qemu-system-aarch64)
 		if [ "$LAZY_SYNC" = 1 ]; then
 			# x-spe-lazy-sync exists only where the SPE model does (max)
 			case "$QEMU_CPU" in

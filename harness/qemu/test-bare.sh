@@ -8,7 +8,8 @@
 # with 32 and 64 records and with x-pmu-lazy-sync, told what to expect
 # through a word of memory;
 # spe-bare (FEAT_SPE) on max and on CPUs without SPE, and on max with
-# each mode property (x-spe-lazy-sync, x-spe-cut-records, x-spe-fds).
+# each mode property (x-spe-lazy-sync, x-spe-cut-records, x-spe-fds), and
+# with x-spe-lazy-sync once more with every instruction its own TB.
 # Prints one TAP stream.
 #
 #   harness/qemu/test-bare.sh      with QEMU=<binary>, or build.sh's
@@ -101,4 +102,8 @@ for cpu in $SPE_CPUS; do
 	run_bare "$ELF" "$cpu" "spe_$(tr -c 'a-zA-Z0-9\n' _ <<< "$cpu")_" \
 		-device loader,addr=0x47fff000,data=$mode,data-len=4
 done
+# The enabling ISB's membership once more with every instruction a
+# translation block of its own (mode 9: x-spe-lazy-sync, its ISB checks)
+run_bare "$ELF" max,x-spe-lazy-sync=on spe_lazy_one_insn_per_tb_ \
+	-accel tcg,one-insn-per-tb=on -device loader,addr=0x47fff000,data=9,data-len=4
 echo "1..$n"

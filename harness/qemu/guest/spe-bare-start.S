@@ -88,6 +88,38 @@ spe_lazy_window:
 	isb
 	ret
 
+/*
+ * spe_sync_K(pmscr): K nops, then profiling enabled by MSR and ISB around
+ * 4 nops and disabled by MSR and ISB; K moves the pair within its
+ * translation block. spe_sync_windows lists them, each with its K.
+ */
+	.macro	spe_sync k
+	.global	spe_sync_\k
+spe_sync_\k:
+	.rept	\k
+	nop
+	.endr
+	msr	s3_4_c9_c9_0, x0
+	isb
+	nop
+	nop
+	nop
+	nop
+	msr	s3_4_c9_c9_0, xzr
+	isb
+	ret
+	.endm
+	spe_sync 0
+	spe_sync 1
+	spe_sync 6
+	spe_sync 14
+
+	.section .rodata
+	.balign	8
+	.global	spe_sync_windows
+spe_sync_windows:
+	.quad	spe_sync_0, 0, spe_sync_1, 1, spe_sync_6, 6, spe_sync_14, 14, 0, 0
+	.text
 
 /*
  * spe_loop_el1(n, src, dst, pmscr): spe_loop's members at EL1, enabled

@@ -64,6 +64,8 @@
 #define MODE_LAZY	1
 #define MODE_CUT	2
 #define MODE_FDS	4
+/* With x-spe-lazy-sync and one instruction per TB: only isb_member_tests() */
+#define MODE_ISB	8
 
 /* A write with no ISB after it: x-spe-lazy-sync defers its effect */
 #define msr_nosync(v, r)	asm volatile("msr " #r ", %0" : : "r"((uint64_t)(v)))
@@ -106,6 +108,12 @@ extern void spe_lazy_window(uint64_t pmscr);
 extern void spe_loop_el1(uint64_t n, uint64_t src, uint64_t dst, uint64_t pmscr);
 extern uint64_t at_el1(void *fn, uint64_t a, uint64_t b, uint64_t c, uint64_t d);
 extern char spe_loop_body[], spe_collide_sampled[], spe_loop_el1_body[];
+/* spe_sync_K and its K, in spe-bare-start.S's table, ended by a null fn */
+struct sync_window {
+	void (*fn)(uint64_t pmscr);
+	uint64_t k;
+};
+extern const struct sync_window spe_sync_windows[];
 
 
 
@@ -1184,6 +1192,49 @@ static uint64_t loop_bytes(uint64_t n)
 	return bytes;
 }
 
+/* The one record of a window sampled at member @count: its PC, or 0 */
+static uint64_t window_sample_pc(void (*fn)(uint64_t), uint64_t count)
+{
+	spe_reset();
+	wr(count, PMSICR_EL1);
+	fn(E2SPE);
+	psb_csync();
+	asm volatile("dsb nsh; isb");
+	return parse(BUF, rd(PMBPTR_EL1)) == 1 ? recs[0].pc : 0;
+}
+
+/*
+ * Which of the instructions around an enabling MSR and ISB are members,
+ * wherever the pair sits in its translation block (spe_sync_K): under
+ * x-spe-lazy-sync the enabling ISB is not one and the disabling ISB is
+ * (an ISB runs under the controls it synchronizes away from), so member 1
+ * is the nop after the first ISB and member 6 the second ISB; with writes
+ * acting at once, member 1 is the enabling ISB and member 6 the
+ * disabling MSR.
+ */
+static void isb_member_tests(void)
+{
+	static const char *const first[] = {
+		"isb_member_1_at_k0", "isb_member_1_at_k1",
+		"isb_member_1_at_k6", "isb_member_1_at_k14",
+	};
+	static const char *const last[] = {
+		"isb_member_6_at_k0", "isb_member_6_at_k1",
+		"isb_member_6_at_k6", "isb_member_6_at_k14",
+	};
+	int lazy = !!(*MODE_FLAGS & MODE_LAZY), i;
+
+	for (i = 0; spe_sync_windows[i].fn; i++) {
+		/* The enabling MSR */
+		uint64_t msr = (uint64_t)spe_sync_windows[i].fn + 4 * spe_sync_windows[i].k;
+
+		check(first[i], window_sample_pc(spe_sync_windows[i].fn, 1),
+		      msr + (lazy ? 8 : 4));
+		check(last[i], window_sample_pc(spe_sync_windows[i].fn, 6),
+		      msr + (lazy ? 28 : 24));
+	}
+}
+
 /*
  * x-spe-lazy-sync: control writes act at the next context
  * synchronization event, and the unit's own PMBPTR_EL1/PMBSR_EL1 reach
@@ -1212,6 +1263,7 @@ static void lazy_sync_tests(void)
 	spe_lazy_window(E2SPE);
 	write_sysreg(~0UL, pmcntenclr_el0);
 	check("lazy_enable_disable_at_isb_pop", pmu_read(0), 9);
+	isb_member_tests();
 
 	/* The unit's pointer, published only by PSB CSYNC + DSB + ISB */
 	spe_reset();
@@ -1266,10 +1318,13 @@ void main(void)
 	check("pmsver_v1p2", pmsver, 3);
 	/* The mode runs check only what the mode changes */
 	if (*MODE_FLAGS) {
-		puts_(*MODE_FLAGS & MODE_LAZY ? "# x-spe-lazy-sync=on\n" :
+		puts_(*MODE_FLAGS & MODE_ISB ? "# x-spe-lazy-sync=on, one instruction per TB\n" :
+		      *MODE_FLAGS & MODE_LAZY ? "# x-spe-lazy-sync=on\n" :
 		      *MODE_FLAGS & MODE_CUT ? "# x-spe-cut-records=on\n" :
 		      "# x-spe-fds=on\n");
-		if (*MODE_FLAGS & MODE_LAZY)
+		if (*MODE_FLAGS & MODE_ISB)
+			isb_member_tests();
+		else if (*MODE_FLAGS & MODE_LAZY)
 			lazy_sync_tests();
 		if (*MODE_FLAGS & MODE_CUT)
 			cut_records_tests();
@@ -1285,6 +1340,7 @@ void main(void)
 	discard_tests();
 	buffer_full_tests();
 	collision_tests();
+	isb_member_tests();
 	packet_tests();
 	prohibited_tests();
 	translation_tests();
