@@ -53,6 +53,7 @@ write_schedule() {
 	local name kernel knobs plans first=() rest=() builds=() k
 	while IFS='|' read -r name kernel knobs plans; do
 		knobs=${knobs//@HETERO_DTB@/$HETERO_DTB}
+		knobs=${knobs//@MAINLINE_SHELL@/$MAINLINE_SHELL}
 		printf '%s.log:%s\n\t@echo "[check] $(notdir $@)"; %s %s %q %q %s\n' \
 			"$name" "$([ "$kernel" = ours ] || echo " build-$kernel.ok")" \
 			'$(RUN)' '$(H)/boot-suite.sh $@' "$kernel" "$knobs" "$plans"
@@ -101,14 +102,16 @@ tally_suite() {
 	tally "$1"
 }
 
-# build_all: what every suite needs; a failure here ends the run.
+# build_all: what every suite needs (mainline's source too: its perf
+# shell tests run on our kernel); a failure here ends the run.
 build_all() {
 	msg "building kernel, perf, selftests and initramfs (logs: $LOGS/build.log)"
 	{
 		"$HARNESS/kernel.sh" build &&
 		"$HARNESS/initramfs.sh" build &&
 		"$HARNESS/qemu/build.sh" build &&
-		QEMU= SMP=2 "$HARNESS/dt/hetero-dtb.sh" build
+		QEMU= SMP=2 "$HARNESS/dt/hetero-dtb.sh" build &&
+		"$HARNESS/mainline.sh" build
 	} > "$LOGS/build.log" 2>&1 || {
 		tail -n 40 "$LOGS/build.log"
 		echo "0 passed, 1 failed, 0 skipped"
@@ -118,6 +121,7 @@ build_all() {
 	INITRD=$("$HARNESS/initramfs.sh" path)
 	QEMU=$("$HARNESS/qemu/build.sh" path)
 	HETERO_DTB=$(QEMU= SMP=2 "$HARNESS/dt/hetero-dtb.sh" path)
+	MAINLINE_SHELL=$("$HARNESS/mainline.sh" path)/tools/perf/tests/shell
 	export IMAGE INITRD QEMU
 }
 

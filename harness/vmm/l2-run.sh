@@ -78,5 +78,16 @@ if [ -n "$spe" ]; then
 			awk -v who="$t:fs-writer-$w" -v d="fs_line+0x$((8 * w))" \
 			'$3 == who && $5 == d && $7 == "fs_writer_loop" { print $2 }' | sort -u)"
 	done
+	# The base tree's SPE script (snapshot and system-wide modes), as
+	# spe-perftest.plan runs it in L1; its fork test checks AUX wakeups,
+	# nothing a guest changes, and stays in L1
+	# (absent when L1 leaves it out)
+	if [ -f /usr/bin/tests/shell/test_arm_spe.sh ]; then
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		(cd /usr/bin/tests/shell && bash ./test_arm_spe.sh -v) > /tmp/arm_spe.log 2>&1
+		echo "l2: test_arm_spe_rc $?"
+		sed 's/^/l2-log: /' /tmp/arm_spe.log
+		echo "l2-log: test_arm_spe.sh took $(awk -v a="$t0" '{ printf "%.2f", $1 - a }' /proc/uptime) s"
+	fi
 fi
 echo "l2: finished 1"
