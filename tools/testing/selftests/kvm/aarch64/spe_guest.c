@@ -361,16 +361,9 @@ static bool record_end_ok(const uint8_t *p)
 }
 
 /*
- * Walk the records in [p, p + len): each must be one PC packet at EL1,
- * events, operation type, two latencies and End (or a timestamp), the
- * k-th (from @first) at the PC of member 256 * k of spe_loop, and carry
- * nothing else (no physical address). Return: the number of records, or
- * -1 (printed) at the first that is not.
- */
-/*
  * The PC of member @member. Whether the ISB that synchronizes the enabling
  * write is a member, the Arm ARM leaves free; our model's choice is not
- * (harness/qemu/README.md, "SPE (x-spe-lazy-sync)"): member 1 is the
+ * (harness/qemu/README.md, "SPE (x-spe-lazy-sync, patch 34)"): member 1 is the
  * loop's first instruction.
  */
 static uint64_t record_pc(uint64_t member)
@@ -378,6 +371,13 @@ static uint64_t record_pc(uint64_t member)
 	return ASM_LABEL(spe_loop_body) + 4 * ((member - 1) % LOOP_INSNS);
 }
 
+/*
+ * Walk the records in [p, p + len): each must be one PC packet at EL1,
+ * events, operation type, two latencies and End (or a timestamp), the
+ * k-th (from @first) at the PC of member 256 * k of spe_loop, and carry
+ * nothing else (no physical address). Return: the number of records, or
+ * -1 (printed) at the first that is not.
+ */
 static int records_check(const uint8_t *p, uint64_t len, uint64_t first)
 {
 	uint64_t k, pc;
