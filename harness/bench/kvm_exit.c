@@ -34,10 +34,10 @@
  * faults on the buffer"): one more exit and entry, KVM's translation of
  * the N pages from PMBPTR_EL1 to the buffer's limit and its mapping of
  * each. Round trips of a guest that profiles a short burst into a buffer
- * of N pages the guest and the VMM never touched (a new one every round
- * trip, so one fault each; the host page is allocated then too), net of
- * the same guest bursting into N pages it wrote before, so mapped. N = 1
- * and 64 (KVM's most per fault) give the fixed part and the part per page.
+ * of N pages the guest never touched (a new one every round trip, so one
+ * fault each; the VMM wrote them, so the host's pages exist), net of the
+ * same guest bursting into N pages it wrote before, so mapped. N = 1 and
+ * 64 (KVM's most per fault) give the fixed part and the part per page.
  *
  * Built by harness/kvm-tests.sh on the base tree's KVM selftest library;
  * harness/bench.sh carries it into the guest as /bench/kvm_exit. Under
@@ -476,6 +476,11 @@ static struct kvm_vcpu *fault_guest_create(struct kvm_vm **vm, uint64_t pages,
 	guest_buf = vm_vaddr_alloc(*vm, npages * (*vm)->page_size, KVM_UTIL_MIN_VADDR);
 	(*vm)->memslots[MEM_REGION_TEST_DATA] = data;
 	(*vm)->memslots[MEM_REGION_PT] = pt;
+	/*
+	 * The host's pages exist (the VMM wrote them): a fault costs KVM's
+	 * work only, not the allocation any first write to guest memory pays
+	 */
+	memset(addr_gva2hva(*vm, guest_buf), 0, npages * (*vm)->page_size);
 	guest_mode = mode;
 	guest_slots = slots;
 	guest_slot_bytes = pages * (*vm)->page_size;
