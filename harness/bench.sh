@@ -6,8 +6,9 @@
 # Builds the three kernels from one config (harness/kernel.sh, VARIANT=base,
 # ours and mainline) and the static programs of harness/bench/, boots each
 # kernel in QEMU TCG with -cpu max -smp 1 -icount shift=0,sleep=off, one
-# after the other, runs the same programs (harness/bench/run.sh) and
-# prints a table (path, base, ours, mainline, the ratios, targets). Under -icount shift=0 guest time is instruction count
+# after the other, runs the same programs (harness/bench/run.sh), then
+# boots each again as a nVHE host (KVM_MODE=nvhe) for the KVM program only
+# (BOOTS says which boot runs what), and prints a table (path, base, ours, mainline, the ratios, targets). Under -icount shift=0 guest time is instruction count
 # (1 ns per instruction, checked by bench/clock.c), so every number is in
 # guest instructions per operation, exact and repeatable on any host. The
 # PMU under test never measures itself: every cost is a CLOCK_MONOTONIC
@@ -21,7 +22,8 @@
 # under TCG they cost one instruction each). The table gains those columns.
 #
 # Writes build/bench/: bench.json, table.md, notes.txt, the consoles
-# base.log, ours.log and mainline.log, the plugin's counts *.sysreg,
+# base.log, ours.log, mainline.log and their *-nvhe.log twins, the plugin's
+# counts *.sysreg (VHE boots),
 # and the build logs. Exits 0 whatever the ratios (targets are reported,
 # not asserted); exits 1 only when a build fails or a boot does not finish
 # its benchmarks.
@@ -53,7 +55,23 @@ KVM_SELFTESTS=$TOP/tools/testing/selftests/kvm
 BIN=$CACHE/bench/$(hash_inputs "$SRC_DIR" "$USER_READ" "$BRBE_SEQ" "$HARNESS/bench.sh" \
 	"$KVM_SELFTESTS" "$TOP/BASE" "$HARNESS/kvm-tests.sh")
 CFLAGS="-static -O2 -Wall -I$(dirname "$USER_READ")"
+# the kernels, and the table's columns
 VARIANTS=(base ours mainline)
+# The boots, one after the other: name (console NAME.log)|kernel|KVM_MODE|
+# the programs run.sh runs (BENCH_PROGS; clock always). A nVHE host runs
+# only the KVM round trips (kvm_exit), the one program whose path goes
+# through the hypervisor's world switch; the plugin stays off there, since
+# it counts the upper half only and nVHE's hypervisor runs in the lower.
+# The base and mainline are booted too for kvm-entry-exit@nvhe: it is the
+# only row comparing the three kernels' PMU code on the nVHE switch.
+BOOTS=(
+"base|base|vhe|all"
+"ours|ours|vhe|all"
+"mainline|mainline|vhe|all"
+"base-nvhe|base|nvhe|kvm_exit"
+"ours-nvhe|ours|nvhe|kvm_exit"
+"mainline-nvhe|mainline|nvhe|kvm_exit"
+)
 # Same numbers on every boot: no kernel or user address randomisation
 # (the dtb's kaslr-seed and rng-seed change from boot to boot).
 APPEND_ARGS="nokaslr norandmaps"
@@ -66,7 +84,8 @@ BENCH_CPU=max
 # "brbe <= x": ours' BRBE register accesses per operation at most x, or at
 # most those of the path x, or "none -": a row of ours alone, no target)|
 # the target against mainline (ours/mainline <= x)|
-# the plugin's labels of the measured windows and of their baseline
+# the plugin's labels of the measured windows and of their baseline ("-":
+# no plugin columns). PATH@nvhe is PATH as the KERNEL-nvhe boot printed it.
 PATHS=(
 "read|read() of a counting event|insns/read()|read() of a software dummy event|ratio|1.0|1.0|read.raw read.base"
 "selfmon-read|self-monitoring read (mmap page + mrs)|insns/read|the same loop with an empty body|abs|20|1.0|selfmon-read.raw selfmon-read.base"
@@ -81,6 +100,16 @@ PATHS=(
 "kvm-vpmu-spe-shown|KVM entry/exit, vPMU guest shown SPE only, not using it|insns/entry+exit|the same vPMU guest with BRBE and SPE hidden|none|-|1.0|kvm-vpmu-spe-shown.raw kvm-vpmu-shown.base"
 "kvm-vpmu-brbe|KVM entry/exit, vPMU guest recording into its BRBE|insns/entry+exit|the vPMU guest shown BRBE and SPE, using neither|none|-|1.0|kvm-vpmu-brbe.raw kvm-vpmu-shown.raw"
 "kvm-vpmu-spe|KVM entry/exit, vPMU guest profiling into its SPE buffer|insns/entry+exit|the vPMU guest shown BRBE and SPE, using neither|none|-|1.0|kvm-vpmu-spe.raw kvm-vpmu-shown.raw"
+"kvm-spe-s2fault-1|stage-2 fault on a guest's SPE buffer, KVM maps 1 page|insns/fault|the same guest's bursts into mapped pages|none|-|1.0|kvm-spe-s2fault-1.raw kvm-spe-s2fault-1.base"
+"kvm-spe-s2fault-64|stage-2 fault on a guest's SPE buffer, KVM maps 64 pages|insns/fault|the same guest's bursts into mapped pages|none|-|1.0|kvm-spe-s2fault-64.raw kvm-spe-s2fault-64.base"
+"kvm-entry-exit@nvhe|nVHE host: KVM guest entry/exit with :G/:H events|insns/entry+exit|the same round trips without events|ratio|1.0|1.0|-"
+"kvm-vpmu-shown@nvhe|nVHE host: KVM entry/exit, vPMU guest shown BRBE and SPE, using neither|insns/entry+exit|the same vPMU guest with BRBE and SPE hidden|none|-|1.0|-"
+"kvm-vpmu-brbe-shown@nvhe|nVHE host: KVM entry/exit, vPMU guest shown BRBE only, not using it|insns/entry+exit|the same vPMU guest with BRBE and SPE hidden|none|-|1.0|-"
+"kvm-vpmu-spe-shown@nvhe|nVHE host: KVM entry/exit, vPMU guest shown SPE only, not using it|insns/entry+exit|the same vPMU guest with BRBE and SPE hidden|none|-|1.0|-"
+"kvm-vpmu-brbe@nvhe|nVHE host: KVM entry/exit, vPMU guest recording into its BRBE|insns/entry+exit|the vPMU guest shown BRBE and SPE, using neither|none|-|1.0|-"
+"kvm-vpmu-spe@nvhe|nVHE host: KVM entry/exit, vPMU guest profiling into its SPE buffer|insns/entry+exit|the vPMU guest shown BRBE and SPE, using neither|none|-|1.0|-"
+"kvm-spe-s2fault-1@nvhe|nVHE host: stage-2 fault on a guest's SPE buffer, KVM maps 1 page|insns/fault|the same guest's bursts into mapped pages|none|-|1.0|-"
+"kvm-spe-s2fault-64@nvhe|nVHE host: stage-2 fault on a guest's SPE buffer, KVM maps 64 pages|insns/fault|the same guest's bursts into mapped pages|none|-|1.0|-"
 "ctxsw-brbe|context switch, 1 per-task branch-stack event (-j any,u)|insns/switch|the same ping-pong without events|brbe|8|0.9|ctxsw-brbe ctxsw-0"
 "brbe-overflow-1|overflow interrupt, 1 branch event (-j any,u)|insns/interrupt|the same loop with the event counting instead|brbe|100|1.0|brbe-overflow-1.raw brbe-overflow-1.base"
 "brbe-overflow-6|overflow interrupt, 6 branch events of distinct filters|insns/interrupt|the same loop with the events counting instead|brbe|brbe-overflow-1|0.45|brbe-overflow-6.raw brbe-overflow-6.base"
@@ -195,14 +224,15 @@ build_all() {
 	cat "$INITRD" "$BIN/bench.cpio" > "$TMP/initrd"
 }
 
-# boot VARIANT: run the benchmarks on that kernel; console in $OUT/VARIANT.log,
-# the plugin's counts in $OUT/VARIANT.sysreg. qemu.sh takes no extra QEMU
-# options, so the plugin rides in a wrapper that qemu.sh runs as its QEMU.
+# boot NAME KERNEL KVM_MODE PROGRAMS (a line of BOOTS): run those benchmarks
+# on that kernel; console in $OUT/NAME.log, the plugin's counts (VHE boots)
+# in $OUT/NAME.sysreg. qemu.sh takes no extra QEMU options, so the plugin
+# rides in a wrapper that qemu.sh runs as its QEMU.
 boot() {
 	local image qemu=$QEMU
-	image=$(cat "$TMP/image-$1")
+	image=$(cat "$TMP/image-$2")
 	rm -f "$OUT/$1.sysreg"
-	if [ -n "$PLUGIN" ]; then
+	if [ -n "$PLUGIN" ] && [ "$3" = vhe ]; then
 		qemu=$TMP/qemu-$1
 		printf '#!/bin/sh\nexec %q -plugin %q "$@"\n' "$(command -v "$QEMU")" \
 			"$PLUGIN,out=$OUT/$1.sysreg,pcs=$([ "${BENCH_PCS:-0}" = 1 ] && echo on || echo off)" \
@@ -210,8 +240,8 @@ boot() {
 		chmod +x "$qemu"
 	fi
 	env -u SHARE -u KUNIT APPEND="$APPEND_ARGS" IMAGE="$image" INITRD="$TMP/initrd" \
-		QEMU="$qemu" QEMU_CPU="$BENCH_CPU" LAZY_SYNC=0 SMP=1 ICOUNT=shift=0,sleep=off KVM_MODE=vhe \
-		"$HARNESS/qemu.sh" run "BENCH_SELFMON=${BENCH_SELFMON:-1} sh /bench/run.sh" \
+		QEMU="$qemu" QEMU_CPU="$BENCH_CPU" LAZY_SYNC=0 SMP=1 ICOUNT=shift=0,sleep=off KVM_MODE="$3" \
+		"$HARNESS/qemu.sh" run "BENCH_SELFMON=${BENCH_SELFMON:-1} BENCH_PROGS='$4' sh /bench/run.sh" \
 		> "$OUT/$1.log" 2>&1 || true
 }
 
@@ -267,14 +297,24 @@ trim() {
 	echo "$x"
 }
 
+# log_of VARIANT PATH: the console PATH is read from (VARIANT-nvhe.log for
+# PATH@nvhe)
+log_of() {
+	case $2 in
+	*@nvhe) echo "$OUT/$1-nvhe.log" ;;
+	*) echo "$OUT/$1.log" ;;
+	esac
+}
+
 # field VARIANT PATH: the line's value field ("n/a", a number, or empty)
 field() {
-	sed -n "s/^bench: $2 \([^ ]*\).*/\1/p" "$OUT/$1.log" | tail -n 1
+	sed -n "s/^bench: ${2%@*} \([^ ]*\).*/\1/p" "$(log_of "$1" "$2")" 2> /dev/null |
+		tail -n 1
 }
 
 # rest VARIANT PATH: everything after the value (n/a reason, or key=value)
 rest() {
-	sed -n "s/^bench: $2 [^ ]* *//p" "$OUT/$1.log" | tail -n 1
+	sed -n "s/^bench: ${2%@*} [^ ]* *//p" "$(log_of "$1" "$2")" 2> /dev/null | tail -n 1
 }
 
 # cell VARIANT PATH: what the table shows
@@ -376,7 +416,7 @@ details() {
 }
 
 report() {
-	local line p what unit sub kind limit mlimit labels b o m r rm tgt v k sr key bound first=1
+	local line p what unit sub kind limit mlimit labels b o m r rm tgt v k sr key bound first=1 mode progs
 	{
 		echo "| path | unit | base | ours | mainline | ours/base | target | | ours/mainline | target | | kernel MRS base / ours / mainline | MSR | ISB | of MRS+MSR: PMU registers | kernel insns | BRBE registers |"
 		echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -399,17 +439,22 @@ report() {
 		echo "ours/mainline < 1: ours is cheaper."
 		for line in "${PATHS[@]}"; do
 			IFS='|' read -r p what unit sub kind limit <<< "$line"
-			[ "$sub" = - ] || echo "  $p: minus $sub"
+			# the @nvhe rows subtract what their VHE twins do
+			[ "$sub" = - ] || [[ $p == *@nvhe ]] || echo "  $p: minus $sub"
 		done
 		echo "  (ctxsw-N: each of the two tasks has its own N events; 6 = cycles,"
 		echo "  instructions, each also :u and :k)"
 		echo "  (kvm-entry-exit: a KVM_RUN to a guest MMIO store and back to the VMM,"
 		echo "  VHE; events instructions:G, instructions:H, cycles:G, cycles:H)"
+		echo "  (@nvhe: the same, the kernel booted again as a nVHE host)"
 		echo "  (kvm-vpmu-*: the same round trip on vCPUs with a vPMU, ours only: the"
 		echo "  base and mainline show a guest no BRBE or SPE; -shown, -brbe-shown and"
 		echo "  -spe-shown: KVM's switch of both, of BRBE, of SPE for a guest that uses"
 		echo "  neither; -brbe and -spe: what the guest's own recording or profiling"
 		echo "  adds to the switch of both)"
+		echo "  (kvm-spe-s2fault-N: per fault: a vPMU guest's bursts into a buffer of N"
+		echo "  never-touched pages, one fault each, minus the same into mapped pages:"
+		echo "  one more exit and entry, KVM's translation and mapping of the N pages)"
 		echo "  (ctxsw-brbe, brbe-overflow-N: branch stacks, which the base 6.12 lacks"
 		echo "  and mainline has since 6.17;"
 		echo "  brbe-overflow-N: N instructions:u events of one group, each with its own"
@@ -417,7 +462,11 @@ report() {
 		echo "CPU: -cpu $BENCH_CPU (same counts with LAZY_SYNC=0: the mode delays the"
 		echo "effect of PMU control writes, not what the guest executes; the ISB"
 		echo "column is what correctness under it costs)"
-		echo "clock check, ns per guest instruction: base $(field base clock), ours $(field ours clock), mainline $(field mainline clock)"
+		printf 'clock check, ns per guest instruction:'
+		for line in "${BOOTS[@]}"; do
+			printf ' %s %s' "${line%%|*}" "$(field "${line%%|*}" clock)"
+		done
+		echo
 		echo "ping-pong without events: base $(field base ctxsw-0), ours $(field ours ctxsw-0), mainline $(field mainline ctxsw-0) insns/switch"
 		if [ -n "$PLUGIN" ]; then
 			echo "kernel MRS/MSR/ISB, PMU registers, kernel insns: executed in the kernel"
@@ -436,10 +485,12 @@ report() {
 		printf '  "kernel_per_op": "plugin counts per operation in the kernel (PC bit 63 set), net of the baseline: mrs, msr (register forms), isb, pmu (MRS/MSR of PMUv3 registers), insns, brbe (MRS/MSR of BRBE registers)",\n'
 		printf '  "unit": "guest instructions per operation (CLOCK_MONOTONIC ns at 1 ns per instruction)",\n'
 		printf '  "kernels": {'
-		for v in "${VARIANTS[@]}"; do
+		for line in "${BOOTS[@]}"; do
+			IFS='|' read -r v k mode progs <<< "$line"
 			[ "$v" = base ] || printf ', '
-			printf '%s: {"image": %s, "uname": %s, "pmu": %s, "clock_ns_per_insn": %s, "ctxsw_no_events": %s}' \
-				"$(json_str "$v")" "$(json_str "$(cat "$TMP/image-$v")")" \
+			printf '%s: {"image": %s, "kvm_mode": %s, "programs": %s, "uname": %s, "pmu": %s, "clock_ns_per_insn": %s, "ctxsw_no_events": %s}' \
+				"$(json_str "$v")" "$(json_str "$(cat "$TMP/image-$k")")" \
+				"$(json_str "$mode")" "$(json_str "$progs")" \
 				"$(json_str "$(field "$v" kernel) $(rest "$v" kernel)")" \
 				"$(json_str "$(field "$v" pmu) $(rest "$v" pmu)")" \
 				"$(json_val "$(field "$v" clock)")" "$(json_val "$(field "$v" ctxsw-0)")"
@@ -479,8 +530,11 @@ trap 'rm -rf "$TMP"' EXIT
 build_all
 # One boot at a time: the machine's cores are shared, and under -icount
 # the figures do not depend on what else runs.
-msg "booting the kernels one after the other under -icount shift=0 (consoles: $OUT/{base,ours,mainline}.log)"
-for v in "${VARIANTS[@]}"; do boot "$v"; done
+msg "booting the kernels one after the other under -icount shift=0 (consoles: $OUT/{base,ours,mainline}{,-nvhe}.log)"
+for line in "${BOOTS[@]}"; do
+	IFS='|' read -r -a b <<< "$line"
+	boot "${b[@]}"
+done
 
 report
 cat "$OUT/table.md"
@@ -489,7 +543,8 @@ cat "$OUT/notes.txt"
 echo "bench took $(( $(date +%s) - START ))s; JSON: $OUT/bench.json"
 
 rc=0
-for v in "${VARIANTS[@]}"; do
+for line in "${BOOTS[@]}"; do
+	v=${line%%|*}
 	grep -qx 'bench: done' "$OUT/$v.log" || {
 		msg "the $v kernel did not finish the benchmarks: see $OUT/$v.log"
 		rc=1

@@ -29,6 +29,16 @@
  * into its own buffer (every SPE_INTERVAL operations: a few records,
  * never full), each net of the one shown both that uses neither.
  *
+ * kvm-spe-s2fault-N: what a stage-2 fault on a guest's SPE buffer costs
+ * the host, which handles it unseen by the guest (spe-kvm.rst, "Stage-2
+ * faults on the buffer"): one more exit and entry, KVM's translation of
+ * the N pages from PMBPTR_EL1 to the buffer's limit and its mapping of
+ * each. Round trips of a guest that profiles a short burst into a buffer
+ * of N pages the guest never touched (a new one every round trip, so one
+ * fault each; the VMM wrote them, so the host's pages exist), net of the
+ * same guest bursting into N pages it wrote before, so mapped. N = 1 and
+ * 64 (KVM's most per fault) give the fixed part and the part per page.
+ *
  * Built by harness/kvm-tests.sh on the base tree's KVM selftest library;
  * harness/bench.sh carries it into the guest as /bench/kvm_exit. Under
  * nested virtualisation (QEMU virtualization=on) the guest clock counts
@@ -39,6 +49,7 @@
 #include <kvm_util.h>
 #include <processor.h>
 
+#include "vcpu_stat.h"
 #include "vpmu_vm.h"
 
 #define OPS	10000
@@ -47,8 +58,12 @@
 /* The guest's exit address, set by the host before the first run */
 static uint64_t exit_gva;
 
-/* What a vPMU guest enables before its loop */
-enum guest_mode { MODE_NONE, MODE_BRBE, MODE_SPE };
+/*
+ * What a vPMU guest enables before its loop; MODE_SPE_FRESH and _MAPPED
+ * burst into a new buffer of never-touched pages, or into the same touched
+ * one, before each exit
+ */
+enum guest_mode { MODE_NONE, MODE_BRBE, MODE_SPE, MODE_SPE_FRESH, MODE_SPE_MAPPED };
 
 #define SPE_BUF_PAGES	4
 /* About 2 operations per round trip: a few records in the whole run */
@@ -56,6 +71,14 @@ enum guest_mode { MODE_NONE, MODE_BRBE, MODE_SPE };
 
 /* Set by the host before the first run of a vPMU guest */
 static uint64_t guest_mode, guest_buf, guest_buf_size;
+
+/* A burst: BURST_LOOPS loops of 2 instructions sampled every 256, 3 samples */
+#define BURST_INTERVAL	256
+#define BURST_LOOPS	400
+/* The buffer-fault guests' buffers: each of guest_slots holds guest_slot_bytes */
+static uint64_t guest_slots, guest_slot_bytes;
+/* Filled by them: the least and most bytes a burst wrote, their PMBSR_EL1s ORed */
+static uint64_t guest_burst_min = ~0ULL, guest_burst_max, guest_burst_status;
 
 /*
  * One asm loop, whatever the compiler makes of C: the str exits and is
@@ -99,6 +122,69 @@ static void guest_spe_on(uint64_t buf, uint64_t size)
 	isb();
 }
 
+/*
+ * Profile one burst into [ptr, limit) from PMSICR_EL1 = 0, so that every
+ * burst samples the same members; the bytes it wrote, its status in *status
+ */
+static uint64_t guest_burst(uint64_t ptr, uint64_t limit, uint64_t *status)
+{
+	uint64_t n = BURST_LOOPS;
+
+	write_sysreg_s(0, SYS_PMSICR_EL1);
+	write_sysreg_s(ptr, SYS_PMBPTR_EL1);
+	write_sysreg_s(0, SYS_PMBSR_EL1);
+	write_sysreg_s(limit | PMBLIMITR_E, SYS_PMBLIMITR_EL1);
+	write_sysreg_s(PMSCR_E1SPE, SYS_PMSCR_EL1);
+	isb();
+	asm volatile("1:	subs	%0, %0, #1\n"
+		     "	b.ne	1b\n" : "+r" (n));
+	write_sysreg_s(0, SYS_PMSCR_EL1);
+	isb();
+	/* PSB CSYNC, DSB: the records and PMBPTR_EL1 are complete */
+	asm volatile("hint #17\n\tdsb nsh\n\tisb" : : : "memory");
+	*status = read_sysreg_s(SYS_PMBSR_EL1);
+	n = read_sysreg_s(SYS_PMBPTR_EL1) - ptr;
+	write_sysreg_s(0, SYS_PMBLIMITR_EL1);
+	isb();
+	return n;
+}
+
+/*
+ * A buffer-fault guest: before each exit one burst into slot i of its
+ * buffer, the next slot each time (MODE_SPE_FRESH: guest_slots covers
+ * every round trip) or always the first (MODE_SPE_MAPPED: one slot), the
+ * same instructions either way. The fresh guest first walks its stage 1
+ * over the buffer with AT, so that KVM maps the tables it wrote (a Linux
+ * guest writes its own) and only the buffer's pages are left unmapped;
+ * the mapped one writes its slot's pages.
+ */
+static void guest_spe_fault_code(void)
+{
+	uint64_t addr = READ_ONCE(exit_gva), buf = READ_ONCE(guest_buf);
+	uint64_t slots = READ_ONCE(guest_slots), bytes = READ_ONCE(guest_slot_bytes);
+	uint64_t i, a, n, status;
+
+	for (a = buf; a < buf + slots * bytes; a += 4096) {
+		if (READ_ONCE(guest_mode) == MODE_SPE_FRESH)
+			asm volatile("at	s1e1w, %0" : : "r" (a));
+		else
+			WRITE_ONCE(*(uint64_t *)a, 0);
+	}
+	isb();
+	write_sysreg_s(0, SYS_PMSFCR_EL1);
+	write_sysreg_s(0, SYS_PMSEVFR_EL1);
+	write_sysreg_s(0, SYS_PMSLATFR_EL1);
+	write_sysreg_s(BURST_INTERVAL, SYS_PMSIRR_EL1);
+	for (i = 0;; i++) {
+		a = buf + (i % slots) * bytes;
+		n = guest_burst(a, a + bytes, &status);
+		WRITE_ONCE(guest_burst_min, min(n, READ_ONCE(guest_burst_min)));
+		WRITE_ONCE(guest_burst_max, max(n, READ_ONCE(guest_burst_max)));
+		WRITE_ONCE(guest_burst_status, READ_ONCE(guest_burst_status) | status);
+		asm volatile("str	%0, [%0]" : : "r" (addr) : "memory");
+	}
+}
+
 static void guest_vpmu_code(void)
 {
 	switch (READ_ONCE(guest_mode)) {
@@ -108,6 +194,9 @@ static void guest_vpmu_code(void)
 	case MODE_SPE:
 		guest_spe_on(READ_ONCE(guest_buf), READ_ONCE(guest_buf_size));
 		break;
+	case MODE_SPE_FRESH:
+	case MODE_SPE_MAPPED:
+		guest_spe_fault_code();
 	}
 	guest_code();
 }
@@ -120,8 +209,8 @@ static void map_exit_page(struct kvm_vm *vm)
 	sync_global_to_guest(vm, exit_gva);
 }
 
-/* OPS round trips, each exactly one KVM_RUN ending at the guest's store */
-static double round_trips(struct kvm_vcpu *vcpu, const char *label)
+/* @ops round trips, each exactly one KVM_RUN ending at the guest's store */
+static double round_trips_n(struct kvm_vcpu *vcpu, const char *label, int ops)
 {
 	uint64_t exit_gpa = vcpu->vm->max_gfn << vcpu->vm->page_shift;
 	struct kvm_run *run = vcpu->run;
@@ -130,7 +219,7 @@ static double round_trips(struct kvm_vcpu *vcpu, const char *label)
 
 	t0 = now_ns();
 	mark_begin();
-	for (i = 0; i < OPS; i++) {
+	for (i = 0; i < ops; i++) {
 		if (__vcpu_run(vcpu))
 			die("KVM_RUN");
 		bad |= run->exit_reason != KVM_EXIT_MMIO || run->mmio.phys_addr != exit_gpa;
@@ -144,8 +233,13 @@ static double round_trips(struct kvm_vcpu *vcpu, const char *label)
 		exit(1);
 	}
 	if (label)
-		mark_emit(label, OPS);
-	return (double)(t1 - t0) / OPS;
+		mark_emit(label, ops);
+	return (double)(t1 - t0) / ops;
+}
+
+static double round_trips(struct kvm_vcpu *vcpu, const char *label)
+{
+	return round_trips_n(vcpu, label, OPS);
 }
 
 /* instructions:G, instructions:H, cycles:G, cycles:H on this thread */
@@ -303,6 +397,8 @@ static bool vpmu_rows_available(uint64_t dfr0, const char *why)
 	if (!(dfr0 & DFR0_PMSVER_MASK)) {
 		printf("bench: kvm-vpmu-spe-shown n/a %s SPE\n", why);
 		printf("bench: kvm-vpmu-spe n/a %s SPE\n", why);
+		printf("bench: kvm-spe-s2fault-1 n/a %s SPE\n", why);
+		printf("bench: kvm-spe-s2fault-64 n/a %s SPE\n", why);
 	}
 	if (dfr0 & DFR0_BOTH)
 		return true;
@@ -339,11 +435,129 @@ static void vpmu_guests_check(struct kvm_vcpu **vcpu, uint64_t dfr0, char *brbe,
 	}
 }
 
+/* KVM's most pages mapped per fault on the buffer: it maps 64 4KB pages */
+#define KVM_SPE_FAULT_PAGES	64
+
 /* One row: the median of guest @g's round trips net of guest @base's */
 static void vpmu_report(const char *path, double (*t)[REPS], int g, int base,
 			const char *extra)
 {
 	report(path, median(t[g], REPS), median(t[base], REPS), OPS, extra);
+}
+
+/* The buffer-fault guests' memory: its own memslot, far above slot 0 */
+#define FAULT_SLOT	1
+#define FAULT_GPA	BIT_ULL(30)
+/* Round trips before the windows: the guest's setup, its code's faults */
+#define FAULT_WARM	10
+
+/*
+ * A vPMU VM shown SPE whose guest bursts into @slots slots of @pages pages
+ * each (MODE_SPE_FRESH or _MAPPED): the buffer, and the stage-1 tables
+ * that map it, in a memslot of their own, so that slot 0 (the guest's
+ * code and the library's) need not hold them.
+ */
+static struct kvm_vcpu *fault_guest_create(struct kvm_vm **vm, uint64_t pages,
+					   uint64_t slots, enum guest_mode mode)
+{
+	struct kvm_vcpu *vcpu = vpmu_vm_create(vm, guest_vpmu_code);
+	uint64_t npages = pages * slots;
+	uint32_t data, pt;
+
+	if (vpmu_vm_spe_irq(vcpu))
+		die("KVM_ARM_VCPU_SPE_IRQ");
+	/* the buffer's pages, then its tables: one per 512 pages, and a few more */
+	vm_userspace_mem_region_add(*vm, VM_MEM_SRC_ANONYMOUS, FAULT_GPA, FAULT_SLOT,
+				    npages + npages / 512 + 8, 0);
+	data = (*vm)->memslots[MEM_REGION_TEST_DATA];
+	pt = (*vm)->memslots[MEM_REGION_PT];
+	(*vm)->memslots[MEM_REGION_TEST_DATA] = FAULT_SLOT;
+	(*vm)->memslots[MEM_REGION_PT] = FAULT_SLOT;
+	guest_buf = vm_vaddr_alloc(*vm, npages * (*vm)->page_size, KVM_UTIL_MIN_VADDR);
+	(*vm)->memslots[MEM_REGION_TEST_DATA] = data;
+	(*vm)->memslots[MEM_REGION_PT] = pt;
+	/*
+	 * The host's pages exist (the VMM wrote them): a fault costs KVM's
+	 * work only, not the allocation any first write to guest memory pays
+	 */
+	memset(addr_gva2hva(*vm, guest_buf), 0, npages * (*vm)->page_size);
+	guest_mode = mode;
+	guest_slots = slots;
+	guest_slot_bytes = pages * (*vm)->page_size;
+	sync_global_to_guest(*vm, guest_mode);
+	sync_global_to_guest(*vm, guest_buf);
+	sync_global_to_guest(*vm, guest_slots);
+	sync_global_to_guest(*vm, guest_slot_bytes);
+	map_exit_page(*vm);
+	return vcpu;
+}
+
+/* A buffer-fault guest's bursts: the bytes of each, failing unless all alike and clean */
+static uint64_t fault_guest_bytes(struct kvm_vcpu *vcpu, const char *path)
+{
+	sync_global_from_guest(vcpu->vm, guest_burst_min);
+	sync_global_from_guest(vcpu->vm, guest_burst_max);
+	sync_global_from_guest(vcpu->vm, guest_burst_status);
+	if (guest_burst_min != guest_burst_max || !guest_burst_max || guest_burst_status) {
+		fprintf(stderr, "bench: error: %s: bursts of %lu to %lu bytes, PMBSR_EL1 %#lx\n",
+			path, (unsigned long)guest_burst_min, (unsigned long)guest_burst_max,
+			(unsigned long)guest_burst_status);
+		exit(1);
+	}
+	return guest_burst_max;
+}
+
+/*
+ * kvm-spe-s2fault-@pages: @ops round trips per window of a guest whose
+ * every burst takes a stage-2 fault on a fresh buffer of @pages pages, net
+ * of the same into mapped pages. Exact, not inferred: every fresh burst
+ * must have lost the same bytes, one record, which only the fault loses,
+ * and no burst may have ended with a status the guest would see. The
+ * vCPU's exits per round trip, both guests', are printed beside: one more
+ * for the fresh guest, give or take the host's timer interrupts.
+ */
+static void entry_exit_spe_fault(uint64_t pages, int ops)
+{
+	double t[2][REPS];
+	struct kvm_vcpu *vcpu[2];
+	struct kvm_vm *vm[2];
+	uint64_t exits[2], fresh, mapped;
+	char path[32], raw[48], base[48], extra[128];
+	int r;
+
+	snprintf(path, sizeof(path), "kvm-spe-s2fault-%lu", (unsigned long)pages);
+	snprintf(raw, sizeof(raw), "%s.raw", path);
+	snprintf(base, sizeof(base), "%s.base", path);
+	vcpu[0] = fault_guest_create(&vm[0], pages, FAULT_WARM + REPS * ops, MODE_SPE_FRESH);
+	vcpu[1] = fault_guest_create(&vm[1], pages, 1, MODE_SPE_MAPPED);
+
+	for (r = 0; r < 2; r++) {
+		round_trips_n(vcpu[r], NULL, FAULT_WARM);
+		exits[r] = vcpu_stat(vcpu[r], "exits");
+	}
+	for (r = 0; r < REPS; r++) {
+		t[0][r] = round_trips_n(vcpu[0], raw, ops);
+		t[1][r] = round_trips_n(vcpu[1], base, ops);
+	}
+	for (r = 0; r < 2; r++)
+		exits[r] = vcpu_stat(vcpu[r], "exits") - exits[r];
+
+	fresh = fault_guest_bytes(vcpu[0], path);
+	mapped = fault_guest_bytes(vcpu[1], path);
+	/* a record is at most 64 bytes */
+	if (fresh >= mapped || mapped - fresh > 64) {
+		fprintf(stderr, "bench: error: %s: %lu bytes per burst, %lu into mapped pages\n",
+			path, (unsigned long)fresh, (unsigned long)mapped);
+		exit(1);
+	}
+	snprintf(extra, sizeof(extra),
+		 "pages=%lu faults=%d lost_bytes=%lu burst_bytes=%lu exits=%.3f exits_mapped=%.3f",
+		 (unsigned long)pages, REPS * ops, (unsigned long)(mapped - fresh),
+		 (unsigned long)mapped, (double)exits[0] / (REPS * ops),
+		 (double)exits[1] / (REPS * ops));
+	report(path, median(t[0], REPS), median(t[1], REPS), ops, extra);
+	for (r = 0; r < 2; r++)
+		kvm_vm_free(vm[r]);
 }
 
 /*
@@ -394,6 +608,10 @@ static void entry_exit_vpmu(void)
 	}
 	for (g = 0; g < NR_G; g++)
 		kvm_vm_free(vm[g]);
+	if (dfr0 & DFR0_PMSVER_MASK) {
+		entry_exit_spe_fault(1, 1000);
+		entry_exit_spe_fault(KVM_SPE_FAULT_PAGES, 100);
+	}
 }
 
 int main(void)
