@@ -29,6 +29,14 @@
  * into its own buffer (every SPE_INTERVAL operations: a few records,
  * never full), each net of the one shown both that uses neither.
  *
+ * kvm-vpmu-brbe-kept: what keeping a paused buffer's records across an
+ * exit costs (brbe-kvm.rst, the freeze): a guest that fills its buffer
+ * (BRBIDR0_EL1.NUMREC records) and pauses it (BRBFCR_EL1.PAUSED) before
+ * its loop, so that every exit reads the full buffer out and every entry
+ * injects it back with BRB INJ, net of kvm-vpmu-brbe's guest, whose
+ * buffer is emptied. After its windows the host checks that the buffer
+ * is still paused and has the guest read its records: all valid.
+ *
  * kvm-spe-s2fault-N: what a stage-2 fault on a guest's SPE buffer costs
  * the host, which handles it unseen by the guest (spe-kvm.rst, "Stage-2
  * faults on the buffer"): one more exit and entry, KVM's translation of
@@ -63,7 +71,9 @@ static uint64_t exit_gva;
  * burst into a new buffer of never-touched pages, or into the same touched
  * one, before each exit
  */
-enum guest_mode { MODE_NONE, MODE_BRBE, MODE_SPE, MODE_SPE_FRESH, MODE_SPE_MAPPED };
+enum guest_mode {
+	MODE_NONE, MODE_BRBE, MODE_BRBE_KEPT, MODE_SPE, MODE_SPE_FRESH, MODE_SPE_MAPPED
+};
 
 #define SPE_BUF_PAGES	4
 /* About 2 operations per round trip: a few records in the whole run */
@@ -95,12 +105,64 @@ static void guest_code(void)
 			     : : "r" (addr) : "memory");
 }
 
+/* BRBFCR_EL1 (Arm ARM): EnI 0, so the type bits set are the types recorded */
+#define BRBFCR_ALL		GENMASK(22, 17)
+#define BRBFCR_PAUSED		BIT(7)
+#define BRBFCR_BANK_SHIFT	28
+#define BRBFCR_BANK_MASK	GENMASK(29, 28)
+#define SYS_BRBIDR0_EL1		sys_reg(2, 1, 9, 2, 0)
+#define REG_BRBFCR_EL1		ARM64_SYS_REG(2, 1, 9, 0, 1)
+/* BRBINF of record 0 and record 31 of the selected bank */
+#define SYS_BRBINF0_EL1		sys_reg(2, 1, 8, 0, 0)
+#define SYS_BRBINF31_EL1	sys_reg(2, 1, 8, 15, 4)
+#define BRBINF_VALID		GENMASK(1, 0)
+#define BRBE_BANK_RECORDS	32
+
+/* The kept guest's NUMREC, and its records' BRBINF as it read them at the end */
+static uint64_t guest_numrec, guest_kept_first, guest_kept_last;
+
 /* Record every branch at EL1 and EL0 into the guest's own buffer */
 static void guest_brbe_on(void)
 {
 	write_sysreg_s(0, SYS_BRBFCR_EL1);
 	write_sysreg_s(BRBCR_E0BRE | BRBCR_E1BRE, SYS_BRBCR_EL1);
 	isb();
+}
+
+/*
+ * Record every branch until the buffer is full, twice over, then pause
+ * it: from here on every exit keeps NUMREC records and every entry
+ * injects them back
+ */
+static void guest_brbe_fill_pause(void)
+{
+	uint64_t numrec = read_sysreg_s(SYS_BRBIDR0_EL1) & 0xff;
+	uint64_t n = 2 * numrec + 1;
+
+	WRITE_ONCE(guest_numrec, numrec);
+	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
+	write_sysreg_s(BRBCR_E0BRE | BRBCR_E1BRE, SYS_BRBCR_EL1);
+	isb();
+	asm volatile("1:	subs	%0, %0, #1\n"
+		     "	b.ne	1b\n" : "+r" (n));
+	write_sysreg_s(BRBFCR_ALL | BRBFCR_PAUSED, SYS_BRBFCR_EL1);
+	isb();
+}
+
+/*
+ * Where the host sends the kept guest after its windows: the newest
+ * record and the oldest (record 31 of the last bank), then the exit loop
+ */
+static void guest_brbe_kept_read(void)
+{
+	uint64_t fcr = read_sysreg_s(SYS_BRBFCR_EL1) & ~BRBFCR_BANK_MASK;
+	uint64_t last = (READ_ONCE(guest_numrec) - 1) / BRBE_BANK_RECORDS;
+
+	WRITE_ONCE(guest_kept_first, read_sysreg_s(SYS_BRBINF0_EL1));
+	write_sysreg_s(fcr | last << BRBFCR_BANK_SHIFT, SYS_BRBFCR_EL1);
+	isb();
+	WRITE_ONCE(guest_kept_last, read_sysreg_s(SYS_BRBINF31_EL1));
+	guest_code();
 }
 
 /* Profile EL1 and EL0 into [buf, buf + size), mapped at stage 2 first */
@@ -190,6 +252,9 @@ static void guest_vpmu_code(void)
 	switch (READ_ONCE(guest_mode)) {
 	case MODE_BRBE:
 		guest_brbe_on();
+		break;
+	case MODE_BRBE_KEPT:
+		guest_brbe_fill_pause();
 		break;
 	case MODE_SPE:
 		guest_spe_on(READ_ONCE(guest_buf), READ_ONCE(guest_buf_size));
@@ -340,7 +405,7 @@ static void entry_exit_events(void)
  * The vPMU guests: what each is shown (the rest of BRBE and SPE written 0
  * in ID_AA64DFR0_EL1 before its first run) and what it enables.
  */
-enum { G_HIDDEN, G_SHOWN, G_BRBE_SHOWN, G_SPE_SHOWN, G_BRBE, G_SPE, NR_G };
+enum { G_HIDDEN, G_SHOWN, G_BRBE_SHOWN, G_SPE_SHOWN, G_BRBE, G_BRBE_KEPT, G_SPE, NR_G };
 
 #define DFR0_BOTH	(DFR0_BRBE_MASK | DFR0_PMSVER_MASK)
 
@@ -354,6 +419,7 @@ static const struct {
 	[G_BRBE_SHOWN] = { DFR0_BRBE_MASK, MODE_NONE, "kvm-vpmu-brbe-shown.raw" },
 	[G_SPE_SHOWN] = { DFR0_PMSVER_MASK, MODE_NONE, "kvm-vpmu-spe-shown.raw" },
 	[G_BRBE] = { DFR0_BOTH, MODE_BRBE, "kvm-vpmu-brbe.raw" },
+	[G_BRBE_KEPT] = { DFR0_BOTH, MODE_BRBE_KEPT, "kvm-vpmu-brbe-kept.raw" },
 	[G_SPE] = { DFR0_BOTH, MODE_SPE, "kvm-vpmu-spe.raw" },
 };
 
@@ -393,6 +459,7 @@ static bool vpmu_rows_available(uint64_t dfr0, const char *why)
 	if (!(dfr0 & DFR0_BRBE_MASK)) {
 		printf("bench: kvm-vpmu-brbe-shown n/a %s BRBE\n", why);
 		printf("bench: kvm-vpmu-brbe n/a %s BRBE\n", why);
+		printf("bench: kvm-vpmu-brbe-kept n/a %s BRBE\n", why);
 	}
 	if (!(dfr0 & DFR0_PMSVER_MASK)) {
 		printf("bench: kvm-vpmu-spe-shown n/a %s SPE\n", why);
@@ -406,8 +473,39 @@ static bool vpmu_rows_available(uint64_t dfr0, const char *why)
 	return false;
 }
 
+/*
+ * Fail the run unless the kept guest's buffer is still paused and, read
+ * by the guest in one more round trip, holds NUMREC valid records. The
+ * guest is sent to guest_brbe_kept_read() at its exit: not as an MMIO
+ * exit, so that KVM does not skip that function's first instruction.
+ */
+static void brbe_kept_check(struct kvm_vcpu *vcpu, char *kept)
+{
+	uint64_t fcr;
+
+	vcpu_get_reg(vcpu, REG_BRBFCR_EL1, &fcr);
+	vcpu_set_reg(vcpu, ARM64_CORE_REG(regs.pc), (uint64_t)guest_brbe_kept_read);
+	vcpu->run->exit_reason = KVM_EXIT_UNKNOWN;
+	round_trips_n(vcpu, NULL, 1);
+	sync_global_from_guest(vcpu->vm, guest_numrec);
+	sync_global_from_guest(vcpu->vm, guest_kept_first);
+	sync_global_from_guest(vcpu->vm, guest_kept_last);
+	if (!(fcr & BRBFCR_PAUSED) || guest_numrec < BRBE_BANK_RECORDS ||
+	    (guest_kept_first & BRBINF_VALID) != BRBINF_VALID ||
+	    (guest_kept_last & BRBINF_VALID) != BRBINF_VALID) {
+		fprintf(stderr,
+			"bench: error: kvm-vpmu-brbe-kept: BRBFCR_EL1 %#lx, NUMREC %lu, BRBINF %#lx to %#lx\n",
+			(unsigned long)fcr, (unsigned long)guest_numrec,
+			(unsigned long)guest_kept_first, (unsigned long)guest_kept_last);
+		exit(1);
+	}
+	sprintf(kept, "brbfcr=%#lx records=%lu", (unsigned long)fcr,
+		(unsigned long)guest_numrec);
+}
+
 /* Fail the run unless the guests really recorded and profiled */
-static void vpmu_guests_check(struct kvm_vcpu **vcpu, uint64_t dfr0, char *brbe, char *spe)
+static void vpmu_guests_check(struct kvm_vcpu **vcpu, uint64_t dfr0, char *brbe,
+			      char *kept, char *spe)
 {
 	uint64_t brbcr, ptr, status;
 
@@ -419,6 +517,7 @@ static void vpmu_guests_check(struct kvm_vcpu **vcpu, uint64_t dfr0, char *brbe,
 			exit(1);
 		}
 		sprintf(brbe, "brbcr=%#lx", (unsigned long)brbcr);
+		brbe_kept_check(vcpu[G_BRBE_KEPT], kept);
 	}
 	if (dfr0 & DFR0_PMSVER_MASK) {
 		sync_global_from_guest(vcpu[G_SPE]->vm, guest_buf);
@@ -563,14 +662,15 @@ static void entry_exit_spe_fault(uint64_t pages, int ops)
 /*
  * kvm-vpmu-shown, -brbe-shown and -spe-shown: what KVM's switch of both, of
  * BRBE, of SPE costs a guest that uses neither; kvm-vpmu-brbe and -spe:
- * what the guest's recording or profiling adds to the switch of both.
+ * what the guest's recording or profiling adds to the switch of both;
+ * kvm-vpmu-brbe-kept: what keeping a full paused buffer adds to that.
  */
 static void entry_exit_vpmu(void)
 {
 	double t[NR_G][REPS];
 	struct kvm_vcpu *vcpu[NR_G];
 	struct kvm_vm *vm[NR_G];
-	char brbe[64] = "", spe[64] = "";
+	char brbe[64] = "", kept[64] = "", spe[64] = "";
 	uint64_t dfr0;
 	int g, r;
 
@@ -595,12 +695,13 @@ static void entry_exit_vpmu(void)
 	for (r = 0; r < REPS; r++)
 		for (g = 0; g < NR_G; g++)
 			t[g][r] = round_trips(vcpu[g], vpmu_guests[g].label);
-	vpmu_guests_check(vcpu, dfr0, brbe, spe);
+	vpmu_guests_check(vcpu, dfr0, brbe, kept, spe);
 
 	vpmu_report("kvm-vpmu-shown", t, G_SHOWN, G_HIDDEN, NULL);
 	if (dfr0 & DFR0_BRBE_MASK) {
 		vpmu_report("kvm-vpmu-brbe-shown", t, G_BRBE_SHOWN, G_HIDDEN, NULL);
 		vpmu_report("kvm-vpmu-brbe", t, G_BRBE, G_SHOWN, brbe);
+		vpmu_report("kvm-vpmu-brbe-kept", t, G_BRBE_KEPT, G_BRBE, kept);
 	}
 	if (dfr0 & DFR0_PMSVER_MASK) {
 		vpmu_report("kvm-vpmu-spe-shown", t, G_SPE_SHOWN, G_HIDDEN, NULL);
