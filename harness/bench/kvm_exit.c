@@ -25,7 +25,8 @@
  * hidden (ID_AA64DFR0_EL1.BRBE and PMSVer written 0, so KVM switches
  * nothing); kvm-vpmu-brbe-shown and -spe-shown, the same with only one of
  * them shown; kvm-vpmu-brbe, a guest recording its branches (BRBCR_EL1
- * E0BRE and E1BRE, BRBFCR_EL1 0), and kvm-vpmu-spe, a guest profiling
+ * E0BRE and E1BRE, BRBFCR_EL1 every type: the loop's b is recorded on
+ * each round trip), and kvm-vpmu-spe, a guest profiling
  * into its own buffer (every SPE_INTERVAL operations: a few records,
  * never full), each net of the one shown both that uses neither.
  *
@@ -124,7 +125,7 @@ static uint64_t guest_numrec, guest_kept_first, guest_kept_last;
 /* Record every branch at EL1 and EL0 into the guest's own buffer */
 static void guest_brbe_on(void)
 {
-	write_sysreg_s(0, SYS_BRBFCR_EL1);
+	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
 	write_sysreg_s(BRBCR_E0BRE | BRBCR_E1BRE, SYS_BRBCR_EL1);
 	isb();
 }
@@ -507,13 +508,15 @@ static void brbe_kept_check(struct kvm_vcpu *vcpu, char *kept)
 static void vpmu_guests_check(struct kvm_vcpu **vcpu, uint64_t dfr0, char *brbe,
 			      char *kept, char *spe)
 {
-	uint64_t brbcr, ptr, status;
+	uint64_t brbcr, fcr, ptr, status;
 
 	if (dfr0 & DFR0_BRBE_MASK) {
+		/* Recording, at EL1, every type: the loop's b on each trip */
 		vcpu_get_reg(vcpu[G_BRBE], REG_BRBCR_EL1, &brbcr);
-		if (brbcr != (BRBCR_E0BRE | BRBCR_E1BRE)) {
-			fprintf(stderr, "bench: error: kvm-vpmu-brbe: BRBCR_EL1 %#lx\n",
-				(unsigned long)brbcr);
+		vcpu_get_reg(vcpu[G_BRBE], REG_BRBFCR_EL1, &fcr);
+		if (brbcr != (BRBCR_E0BRE | BRBCR_E1BRE) || fcr != BRBFCR_ALL) {
+			fprintf(stderr, "bench: error: kvm-vpmu-brbe: BRBCR_EL1 %#lx BRBFCR_EL1 %#lx\n",
+				(unsigned long)brbcr, (unsigned long)fcr);
 			exit(1);
 		}
 		sprintf(brbe, "brbcr=%#lx", (unsigned long)brbcr);
