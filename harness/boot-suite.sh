@@ -31,16 +31,31 @@ export IMAGE INITRD
 stock=${PMU_QEMU_STOCK:-0}
 case " $knobs " in *" PMU_QEMU_STOCK=1 "*) stock=1 ;; esac
 cmd="export PMU_QEMU_STOCK=$stock"
+# Each plan ends with "# plan-clock PLAN T", T the guest clock in seconds;
+# stamp() adds the host's wall clock, so the log says where the time went.
 for plan in "$@" dmesg; do
-	cmd+="; sh /plans/$plan.plan"
+	cmd+="; sh /plans/$plan.plan; echo \"# plan-clock $plan \$(cut -d' ' -f1 /proc/uptime)\""
 done
+
+# stamp: copy the console, appending the wall seconds since the boot
+# started to each plan-clock line
+stamp() {
+	local line
+	while IFS= read -r line; do
+		case "$line" in
+		'# plan-clock '*) line+=" $((SECONDS - start))" ;;
+		esac
+		printf '%s\n' "$line"
+	done
+}
 
 # The time limit is a backstop for a hung guest: a boot shares the machine
 # with other boots and builds, so it is twice qemu.sh's default.
-rc=0 start=$SECONDS
+start=$SECONDS
 # shellcheck disable=SC2086 # KNOBS is a list of VAR=value words
-env TIMEOUT=1800 $knobs "$HARNESS/qemu.sh" run "$cmd" > "$log.tmp" 2>&1 || rc=$?
-if [ $rc = 125 ]; then
+env TIMEOUT=1800 $knobs "$HARNESS/qemu.sh" run "$cmd" 2>&1 | stamp > "$log.tmp"
+rc=${PIPESTATUS[0]}
+if [ "$rc" = 125 ]; then
 	name=${log##*/}
 	echo "not ok 1 ${name%.log}_guest_finished # crashed or timed out" >> "$log.tmp"
 fi

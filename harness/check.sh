@@ -24,6 +24,16 @@ tally() {
 	t=$(sed -n 's/^# boot-suite: \([0-9]*\) s$/, \1 s/p' "$LOGS/$1.log")
 	printf '%-28s %4d passed, %d failed, %d skipped%s\n' "$1" "$p" "$f" "$s" "$t"
 	awk -v only=details -f "$HARNESS/tap-count.awk" "$LOGS/$1.log" | sed 's/^/    /'
+	plan_times "$LOGS/$1.log"
+}
+
+# plan_times LOG: each plan's share of a boot's wall time, from the
+# "# plan-clock PLAN GUEST WALL" lines boot-suite.sh leaves (the first
+# plan's share includes the boot)
+plan_times() {
+	awk '$2 == "plan-clock" && NF == 5 {
+		out = out sep $3 " " $5 - last " s"; sep = ", "; last = $5
+	} END { if (out != "") print "    plans: " out }' "$1"
 }
 
 # The suites (harness/suites.txt) without comments: "name|kernel|knobs|plans"

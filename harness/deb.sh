@@ -64,7 +64,7 @@ fetch_config() {
 # it, so the links keep this snapshot's content and timestamps.
 snapshot() {
 	local src
-	src=$("$HARNESS/kernel.sh" src | tail -n 1)
+	src=$("$HARNESS/kernel.sh" src)
 	exec 8> "$src.lock"
 	flock 8
 	rm -rf "$DSRC.new"
@@ -152,7 +152,8 @@ build() {
 deb_initramfs() {
 	local pkg base out x rel
 	pkg=$(readlink -f "$DDIR/latest")
-	base=$("$HARNESS/initramfs.sh" | tail -n 1)
+	"$HARNESS/initramfs.sh" build >&2
+	base=$("$HARNESS/initramfs.sh" path)
 	out=$pkg/initramfs-$(hash_inputs "$base" | cut -c1-8).cpio
 	if [ ! -f "$out" ]; then
 		x=$(mktemp -d)

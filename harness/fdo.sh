@@ -27,7 +27,8 @@ command -v "$PROFGEN" >/dev/null || {
 	msg "installing llvm-22 for $PROFGEN"
 	apt-get install -y --no-install-recommends llvm-22 >&2 || die "apt-get install llvm-22 failed"
 }
-TESTS_DIR=$("$HARNESS/tests.sh" | tail -n 1)
+"$HARNESS/tests.sh" build
+TESTS_DIR=$("$HARNESS/tests.sh" path)
 share=$(mktemp -d)
 trap 'rm -rf "$share"' EXIT
 SHARE=$share KUNIT=0 "$HARNESS/qemu.sh" run \

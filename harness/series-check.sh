@@ -6,10 +6,11 @@
 #   patch_N_checkpatch      checkpatch.pl --strict: 0 errors, 0 warnings
 #                           (its checks are shown, not counted)
 #   patch_N_builds          the arm64 Image builds (allnoconfig + our
-#                           fragment), every kernel source file the patch
-#                           adds or changes is compiled into it, and the
-#                           arm64/pmu and spe selftests build when the
-#                           patch touches them
+#                           fragment; not rebuilt after a patch of only
+#                           Documentation/ and tools/), every kernel source
+#                           file the patch adds or changes is compiled into
+#                           it, and the arm64/pmu and spe selftests build
+#                           when the patch touches them
 #
 #   harness/series-check.sh      (or: make series-check)
 #
@@ -127,6 +128,12 @@ compiled() {
 	return $bad
 }
 
+# kernel_changed CHANGED: the patch touches a file the kernel build reads
+# (anything but Documentation/, tools/ and MAINTAINERS)
+kernel_changed() {
+	grep -qvE '^(Documentation/|tools/|MAINTAINERS$)' <<<"$1"
+}
+
 # The kselftest way, in the overlaid source tree kernel.sh keeps.
 build_selftests() {
 	local src sub subs=
@@ -150,7 +157,11 @@ build() {
 	git -C "$WT" diff --name-only "$(cat "$BASE_GIT/base-commit")" HEAD > "$LOG/files"
 	export OVERLAY_DIR=$WT OVERLAY_LIST=$LOG/files KCONFIG_LENIENT=1
 	{
-		"$HARNESS/kernel.sh" build && config_landed && compiled "$changed" &&
+		if kernel_changed "$changed"; then
+			"$HARNESS/kernel.sh" build && config_landed && compiled "$changed"
+		else
+			echo "no kernel source changed: the kernel build is the previous patch's"
+		fi &&
 		if grep -q "^$SELFTESTS/" <<<"$changed"; then
 			build_selftests
 		fi
