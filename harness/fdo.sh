@@ -15,18 +15,22 @@
 # instructions, so 20 samples of cycles:u at a period of 1,000,000, each
 # with a full branch buffer of back edges (BRBE_RECORDS on our QEMU). The
 # converter counts the straight-line ranges between consecutive records,
-# BRBE_RECORDS - 1 a sample, each one pass of the loop's line.
+# BRBE_RECORDS - 1 a sample, each one pass of the loop's line. clang-22
+# (bookworm-security too) then builds fdo_loop with the profile.
 
 . "$(dirname "$0")/lib.sh"
 
 PROFGEN=llvm-profgen-22
+CLANG=clang-22
 SAMPLES=20
 BRBE_RECORDS=32
 
-command -v "$PROFGEN" >/dev/null || {
-	msg "installing llvm-22 for $PROFGEN"
-	apt-get install -y --no-install-recommends llvm-22 >&2 || die "apt-get install llvm-22 failed"
-}
+for pkg in llvm-22:"$PROFGEN" clang-22:"$CLANG"; do
+	command -v "${pkg#*:}" >/dev/null && continue
+	msg "installing ${pkg%%:*} for ${pkg#*:}"
+	apt-get install -y --no-install-recommends "${pkg%%:*}" >&2 ||
+		die "apt-get install ${pkg%%:*} failed"
+done
 "$HARNESS/tests.sh" build
 TESTS_DIR=$("$HARNESS/tests.sh" path)
 share=$(mktemp -d)
@@ -43,15 +47,24 @@ tap() {	# tap NAME GOT WANT
 		echo "not ok $n $1 # got '$2', want '$3'"; fail=$((fail + 1)); fi
 }
 tap fdo_script_samples "$(grep -c ' 0x[0-9a-f]*/0x' "$share/fdo.script")" $SAMPLES
+rc=0
 "$PROFGEN" --binary="$TESTS_DIR/fdo_loop" --perfscript="$share/fdo.script" \
-	--format=text --output="$share/fdo.prof" 2>"$share/profgen.err"
-tap llvm_profgen_ran "$?" 0
+	--format=text --output="$share/fdo.prof" 2>"$share/profgen.err" || rc=$?
+tap llvm_profgen_ran "$rc" 0
 sed 's/^/# /' "$share/fdo.prof"
 # the profile: "fdo_hot:TOTAL:HEAD", then " LINE: COUNT" per body line
 tap llvm_profgen_names_fdo_hot "$(grep -c '^fdo_hot:' "$share/fdo.prof")" 1
 tap llvm_profgen_loop_line_count \
 	"$(awk '/^fdo_hot:/ { f = 1; next } /^[^ ]/ { f = 0 } f && NR { print $2; exit }' \
 		"$share/fdo.prof")" $((SAMPLES * (BRBE_RECORDS - 1)))
+# The compiler reads it: clang's sample-profile loader records the
+# profile's summary in the module, its total the loop line's count
+"$CLANG" --target=aarch64-linux-gnu -O2 -g -fprofile-sample-use="$share/fdo.prof" \
+	-S -emit-llvm -o "$share/fdo.ll" "$TOP/tools/testing/selftests/arm64/pmu/fdo_loop.c" || rc=$?
+tap clang_profile_sample_use_ran "$rc" 0
+tap clang_profile_summary_total \
+	"$(sed -n 's/.*!"TotalCount", i64 \([0-9]*\)}.*/\1/p' "$share/fdo.ll")" \
+	$((SAMPLES * (BRBE_RECORDS - 1)))
 echo "1..$n"
 echo "$((n - fail)) passed, $fail failed"
 [ $fail = 0 ]
