@@ -41,7 +41,7 @@ done
 # started to each plan-clock line
 stamp() {
 	local line
-	while IFS= read -r line; do
+	while IFS= read -r line || [ -n "$line" ]; do
 		case "$line" in
 		'# plan-clock '*) line+=" $((SECONDS - start))" ;;
 		esac
