@@ -73,9 +73,12 @@ snapshot() {
 	rm -rf "$DSRC" && mv "$DSRC.new" "$DSRC"
 }
 
+# ccache through its masquerade folder: bindeb-pkg's debian/rules passes
+# CROSS_COMPILE on word by word, so "ccache aarch64-linux-gnu-" there
+# would build the packages without it
 dmake() {
-	nice -n 19 make -s -C "$DSRC" O="$OBJ" ARCH=arm64 \
-		CROSS_COMPILE="ccache $CROSS_COMPILE" -j"$JOBS" "$@"
+	PATH=/usr/lib/ccache:$PATH nice -n 19 make -s -C "$DSRC" O="$OBJ" ARCH=arm64 \
+		CROSS_COMPILE="$CROSS_COMPILE" -j"$JOBS" "$@"
 }
 
 # kept_modules: the symbols deb.config keeps as modules
