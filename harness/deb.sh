@@ -127,8 +127,17 @@ trim_report() {
 	grep '=m$' "$b" | sed 's/^/  /'
 }
 
+# bindeb-pkg's debian/rules runs debhelper's dh_* tools
+need_debhelper() {
+	command -v dh_listpackages >/dev/null && return 0
+	msg "installing debhelper for bindeb-pkg"
+	apt-get install -y --no-install-recommends debhelper >&2 ||
+		die "apt-get install debhelper failed"
+}
+
 build() {
 	local t0 out
+	need_debhelper
 	fetch_config
 	snapshot
 	configure
