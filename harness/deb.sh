@@ -191,7 +191,7 @@ deb_check() {
 	fi
 	mkdir -p "$(dirname "$log")"
 	IMAGE=$DDIR/latest/Image INITRD=$(deb_initramfs) KUNIT=0 PMU_QEMU_STOCK=0 \
-		"$HARNESS/boot-suite.sh" "$log" ours 'SMP=4' deb selftests perftool perftest || true
+		"$HARNESS/boot-suite.sh" "$log" ours 'SMP=4' deb selftests perftool perftest workflows brbe-hotplug spe-hotplug || true
 	awk -f "$HARNESS/tap-count.awk" "$log"
 }
 

@@ -94,8 +94,8 @@ build() {
 	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> "$root/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 	mkdir -p "$(dirname "$OUT")"
-	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$OUT.tmp"
-	mv "$OUT.tmp" "$OUT"
+	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$OUT.$$.tmp"
+	mv "$OUT.$$.tmp" "$OUT"
 }
 
 case "${1:-build}" in
