@@ -7,7 +7,9 @@
 #   harness/boot-suite.sh LOG KERNEL 'KNOBS' PLAN...
 #
 # KERNEL as in harness/suites.txt: ours (IMAGE, INITRD and QEMU from the
-# environment, as check.sh built them), debug, base, mainline or arm32.
+# environment, as check.sh built them), debug, base, mainline, arm32 or deb
+# (make deb's packages, with their modules in the initramfs; one skipped
+# result where no package of the current sources exists).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -23,6 +25,17 @@ mainline) IMAGE=$(VARIANT=mainline "$HARNESS/kernel.sh" path) ;;
 arm32)
 	IMAGE=$(KARCH=arm "$HARNESS/kernel.sh" path)
 	INITRD=$("$HARNESS/arm32/initramfs.sh" path)
+	;;
+deb)
+	pkg=$("$HARNESS/deb.sh" current)
+	if [ -z "$pkg" ]; then
+		name=${log##*/}
+		echo "ok 1 ${name%.log}_ran # SKIP no package of these kernel sources (make deb)" > "$log"
+		exit 0
+	fi
+	IMAGE=$pkg/Image
+	INITRD=$("$HARNESS/deb.sh" initramfs)
+	export KUNIT=0	# Debian's config has no KUnit built in
 	;;
 *) die "unknown kernel '$kernel'" ;;
 esac

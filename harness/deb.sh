@@ -7,8 +7,14 @@
 #   harness/deb.sh config    make the trimmed config only, print its path
 #   harness/deb.sh image     print the built Image path (for boots), build nothing
 #   harness/deb.sh initramfs the usual initramfs plus the package's modules, print it
+#   harness/deb.sh sources   print the hash of the kernel sources here now
+#   harness/deb.sh current   print that folder if its packages were built from
+#                            those sources (the hash kept beside them), else nothing
 #   harness/deb.sh check     boot the packaged kernel (boot-deb), print the TAP
 #                            summary; says so and exits 0 where no package exists
+#
+# make check runs the boot-deb suite of harness/suites.txt where `current`
+# names a package, and reports it skipped elsewhere.
 #
 # The config is Debian's: the linux-config package of BASE's version
 # (harness/config/debian-config.source), fetched with `apt-get download`
@@ -81,6 +87,15 @@ dmake() {
 		CROSS_COMPILE="$CROSS_COMPILE" -j"$JOBS" "$@"
 }
 
+# sources_hash: what the package's kernel is built from: our kernel
+# files, the patches, BASE and the config's inputs
+sources_hash() {
+	# shellcheck disable=SC2046 # one word per file
+	(cd "$TOP" && hash_inputs $(own_files | grep -E '^(arch|drivers|include|kernel)/') \
+		"$BASE_PATCHES" BASE "$HARNESS/config/deb.config" \
+		"$HARNESS/config/debian-config.source")
+}
+
 # kept_modules: the symbols deb.config keeps as modules
 kept_modules() {
 	sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=m$/\1/p' "$HARNESS/config/deb.config"
@@ -136,9 +151,10 @@ need_debhelper() {
 }
 
 build() {
-	local t0 out
+	local t0 out sources
 	need_debhelper
 	fetch_config
+	sources=$(sources_hash)
 	snapshot
 	configure
 	out=$DDIR/pkg/$(cat "$OBJ/include/config/kernel.release" 2>/dev/null || echo new)
@@ -150,6 +166,7 @@ build() {
 	rm -rf "$out" && mkdir -p "$out"
 	mv "$DDIR"/build/*.deb "$out/"
 	cp "$OBJ/trim.txt" "$OBJ/.config" "$out/"
+	echo "$sources" > "$out/sources"
 	cp "$OBJ/arch/arm64/boot/Image" "$out/Image"
 	echo "$(( $(date +%s) - t0 ))" > "$out/build-seconds"
 	ln -sfn "$out" "$DDIR/latest"
@@ -168,6 +185,7 @@ deb_initramfs() {
 	base=$("$HARNESS/initramfs.sh" path)
 	out=$pkg/initramfs-$(hash_inputs "$base" | cut -c1-8).cpio
 	if [ ! -f "$out" ]; then
+		rm -f "$pkg"/initramfs-*.cpio	# an older test initramfs's
 		x=$(mktemp -d)
 		dpkg-deb -x "$pkg"/linux-image-[0-9]*.deb "$x"
 		rel=$(ls "$x/lib/modules")
@@ -181,17 +199,14 @@ deb_initramfs() {
 	echo "$out"
 }
 
-# check: the boot-deb suite, as make check runs a suite: SMP=4 for
-# perf c2c's nodes and the module's per-CPU events
+# check: the boot-deb suite of harness/suites.txt, as make check runs it
 deb_check() {
-	local log=$TOP/build/check/boot-deb.log
-	if [ ! -f "$DDIR/latest/Image" ]; then
-		msg "boot-deb: no packages under $DDIR (make deb first); nothing run"
-		return 0
-	fi
+	local log=$TOP/build/check/boot-deb.log kernel knobs plans
+	IFS='|' read -r _ kernel knobs plans < <(sed 's/#.*//; s/[[:space:]]*|[[:space:]]*/|/g; s/[[:space:]]*$//' \
+		"$HARNESS/suites.txt" | grep '^boot-deb|')
 	mkdir -p "$(dirname "$log")"
-	IMAGE=$DDIR/latest/Image INITRD=$(deb_initramfs) KUNIT=0 PMU_QEMU_STOCK=0 \
-		"$HARNESS/boot-suite.sh" "$log" ours 'SMP=4' deb selftests perftool perftest workflows brbe-hotplug spe-hotplug || true
+	# shellcheck disable=SC2086 # PLANS is a list of names
+	PMU_QEMU_STOCK=0 "$HARNESS/boot-suite.sh" "$log" "$kernel" "$knobs" $plans || true
 	awk -f "$HARNESS/tap-count.awk" "$log"
 }
 
@@ -199,8 +214,11 @@ case "${1:-build}" in
 build) build ;;
 path) [ -f "$DDIR/latest/Image" ] && readlink -f "$DDIR/latest"; true ;;
 image) [ -f "$DDIR/latest/Image" ] && echo "$DDIR/latest/Image"; true ;;
+sources) sources_hash ;;
+current) [ "$(cat "$DDIR/latest/sources" 2>/dev/null)" = "$(sources_hash)" ] &&
+	readlink -f "$DDIR/latest"; true ;;
 config) fetch_config; snapshot; configure; echo "$OBJ/.config" ;;
 initramfs) deb_initramfs ;;
 check) deb_check ;;
-*) die "usage: $0 [build|path|config|image|initramfs|check]" ;;
+*) die "usage: $0 [build|path|sources|current|config|image|initramfs|check]" ;;
 esac

@@ -46,16 +46,6 @@ static const unsigned long exact_iters[] = { 1, 10, 1000, 100000, 1000000,
  */
 #define HV_SLACK		16
 
-/*
- * cycles:u vs instructions:u: QEMU with -icount shift=0 advances virtual
- * time by 1 ns per instruction and the cycle counter runs at 1 GHz of
- * virtual time, so a user-only cycle count of the window equals its
- * instruction count up to the rounding of the clock at the EL changes.
- * Allowed: |cycles - instructions| <= 1% of instructions + 64.
- */
-#define CYCLES_PCT		1
-#define CYCLES_SLACK		64
-
 static struct pmu_info pmu;
 
 static int open_counter(uint32_t type, uint64_t config, bool excl_user,
@@ -301,7 +291,7 @@ static void test_cycles_vs_instructions(void)
 		ins = pmu_read_count(fds[0]);
 		cyc = pmu_read_count(fds[1]);
 	}
-	slack = ins * CYCLES_PCT / 100 + CYCLES_SLACK;
+	slack = pmu_cycles_slack(ins);
 	ksft_print_msg("cycles:u %" PRId64 ", instructions:u %" PRId64
 		       ", allowed difference %" PRId64 "\n",
 		       cyc, ins, slack);

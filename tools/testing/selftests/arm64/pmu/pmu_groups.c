@@ -11,14 +11,6 @@
 #define ITERS		1000000UL
 #define MAX_GROUP	64
 
-/*
- * Cycle counts of separate runs, and of a cycle counter vs a general counter
- * counting CPU_CYCLES, differ only by the rounding of QEMU's virtual clock
- * at EL changes: allow 1% + 64 (as pmu_counting does against instructions).
- */
-#define CYCLES_PCT	1
-#define CYCLES_SLACK	64
-
 struct group_read {
 	uint64_t nr;
 	uint64_t time_enabled;
@@ -31,12 +23,13 @@ struct group_read {
 
 static struct pmu_info pmu;
 
+/* Cycle counts of separate runs, or of two counters counting CPU_CYCLES */
 static bool cycles_close(int64_t a, int64_t b)
 {
 	int64_t ref = a > b ? a : b;
 
 	return a > 0 && b > 0 &&
-	       (int64_t)pmu_absdiff(a, b) <= ref * CYCLES_PCT / 100 + CYCLES_SLACK;
+	       (int64_t)pmu_absdiff(a, b) <= pmu_cycles_slack(ref);
 }
 
 static int open_member(uint32_t type, uint64_t config, int group_fd,
