@@ -36,12 +36,6 @@ plan_times() {
 	} END { if (out != "") print "    plans: " out }' "$1"
 }
 
-# The suites (harness/suites.txt) without comments: "name|kernel|knobs|plans"
-suite_rows() {
-	sed 's/#.*//; /^[[:space:]]*$/d; s/[[:space:]]*|[[:space:]]*/|/g; s/[[:space:]]*$//' \
-		"$HARNESS/suites.txt"
-}
-
 # How each kernel of the table other than ours is built, beside the boots
 build_cmd() {
 	case "$1" in

@@ -202,8 +202,7 @@ deb_initramfs() {
 # check: the boot-deb suite of harness/suites.txt, as make check runs it
 deb_check() {
 	local log=$TOP/build/check/boot-deb.log kernel knobs plans
-	IFS='|' read -r _ kernel knobs plans < <(sed 's/#.*//; s/[[:space:]]*|[[:space:]]*/|/g; s/[[:space:]]*$//' \
-		"$HARNESS/suites.txt" | grep '^boot-deb|')
+	IFS='|' read -r _ kernel knobs plans < <(suite_rows | grep '^boot-deb|')
 	mkdir -p "$(dirname "$log")"
 	# shellcheck disable=SC2086 # PLANS is a list of names
 	PMU_QEMU_STOCK=0 "$HARNESS/boot-suite.sh" "$log" "$kernel" "$knobs" $plans || true

@@ -172,3 +172,10 @@ lock_holders() {
 		if kill -0 "$pid" 2>/dev/null; then echo "$word $pid $rest"; fi
 	done < "$1"
 }
+
+# suite_rows: the suites of harness/suites.txt without comments, one
+# "name|kernel|knobs|plans" a line (check.sh's schedule, deb.sh check)
+suite_rows() {
+	sed 's/#.*//; /^[[:space:]]*$/d; s/[[:space:]]*|[[:space:]]*/|/g; s/[[:space:]]*$//' \
+		"$HARNESS/suites.txt"
+}
