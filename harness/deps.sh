@@ -7,7 +7,8 @@
 
 set -euo pipefail
 
-# Host tools, the base kernel source, and arm64 libraries for the static perf;
+# Host tools, the base kernel source, and arm64 libraries for the static perf
+# and the guest's GNU grep (harness/initramfs.sh);
 # edk2 for the virt board (ACPI boots), the 32-bit Arm cross compiler.
 PACKAGES=(
 	make gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross
@@ -15,7 +16,7 @@ PACKAGES=(
 	perl python3 python3-ply python3-git git kmod pkg-config
 	qemu-system-arm
 	linux-source-6.12
-	busybox-static:arm64 bash-static:arm64
+	busybox-static:arm64 bash-static:arm64 libpcre2-8-0:arm64
 	libc6-dev:arm64 libelf-dev:arm64 libtraceevent-dev:arm64 zlib1g-dev:arm64
 	ninja-build python3-venv patch libglib2.0-dev libfdt-dev libpixman-1-dev
 	zlib1g-dev

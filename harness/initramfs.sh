@@ -29,6 +29,19 @@ BASE_TREE=$("$HARNESS/base.sh" path)
 PERF_SHELL_DIR=$BASE_TREE/tools/perf/tests/shell
 PERF_SHELL_TESTS=(test_arm_spe.sh test_arm_spe_fork.sh test_brstack.sh lib/perf_has_symbol.sh)
 
+# GNU grep, first in PATH (/usr/local/bin) as on the distributions the perf
+# shell tests are written for: they filter perf script's output with
+# grep -E, and on the 485,000 lines of test_arm_spe.sh's system-wide trace
+# busybox's grep (glibc's regexec, line by line) takes 40 s of guest time,
+# GNU grep under 1. Debian's grep:arm64, downloaded and never installed (it
+# would replace the host's grep), pinned as bookworm lists it (a version
+# the archive drops fails the build, with this line to update), with the
+# libraries it loads from libc6:arm64 and libpcre2-8-0:arm64 (make deps).
+GREP_VERSION=3.8-5
+GREP_SHA256=2caf08393ef6ea18a52e7e4609a7bd13811ff53733b4e45d2c7b0957e8d592cf
+GREP_LIBS=(/lib/ld-linux-aarch64.so.1 /lib/aarch64-linux-gnu/libc.so.6
+	   /lib/aarch64-linux-gnu/libpcre2-8.so.0)
+
 # An amd64 busybox would boot to a kernel panic ("init failed"): say why.
 is_arm64_elf() {
 	[ "$(od -An -j18 -N2 -tu2 "$1" | tr -d ' ')" = 183 ]
@@ -36,10 +49,30 @@ is_arm64_elf() {
 
 # The base tree, perf and the test folders are named by their inputs: their
 # paths stand for their contents.
-OUT=$CACHE/initramfs/$({ hash_inputs "$BUSYBOX" "$BASH_STATIC" \
+OUT=$CACHE/initramfs/$({ hash_inputs "$BUSYBOX" "$BASH_STATIC" "${GREP_LIBS[@]}" \
 	"$HARNESS/plans" "$HARNESS/guest" "$HARNESS/qemu/guest" \
 	"$HARNESS/vmm/l2-run.sh" "$0"
-	echo "$PERF_BIN $TESTS_DIR $KVM_TESTS_DIR $VMM_DIR $BASE_TREE"; } | sha256sum | cut -c1-16).cpio
+	echo "$PERF_BIN $TESTS_DIR $KVM_TESTS_DIR $VMM_DIR $BASE_TREE grep $GREP_SHA256"; } | sha256sum | cut -c1-16).cpio
+
+# install_grep ROOT: Debian's arm64 GNU grep and its libraries into ROOT,
+# the package fetched once per version into $CACHE/debs
+install_grep() {
+	local dir=$CACHE/debs deb=$CACHE/debs/grep_${GREP_VERSION}_arm64.deb lib
+	if [ ! -f "$deb" ]; then
+		mkdir -p "$dir"
+		msg "downloading grep:arm64 $GREP_VERSION (not installed)"
+		(cd "$dir" && apt-get -q -o APT::Sandbox::User=root download "grep:arm64=$GREP_VERSION") >&2 ||
+			die "apt-get download grep:arm64=$GREP_VERSION failed: the archive moved on? Update GREP_VERSION and GREP_SHA256 in $0"
+	fi
+	echo "$GREP_SHA256  $deb" | sha256sum --quiet -c - || die "$deb: not GREP_SHA256"
+	mkdir -p "$1/usr/local/bin" "$1/lib/aarch64-linux-gnu"
+	dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./bin/grep > "$1/usr/local/bin/grep"
+	chmod 755 "$1/usr/local/bin/grep"
+	for lib in "${GREP_LIBS[@]}"; do
+		is_arm64_elf "$lib" || die "$lib is not arm64: run 'make deps' (libc6:arm64, libpcre2-8-0:arm64)"
+		install -D -m 755 "$lib" "$1$lib"
+	done
+}
 
 build() {
 	local t
@@ -64,6 +97,7 @@ build() {
 	install -m 755 "$BASH_STATIC" "$root/bin/bash"
 	install -m 755 "$HARNESS/guest/init" "$root/init"
 	install -D -m 755 "$HARNESS/guest/mktemp" "$root/usr/local/bin/mktemp"
+	install_grep "$root"
 	"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/known-loop" \
 		"$HARNESS/guest/loop.S"
 	"${CROSS_COMPILE}gcc" -nostdlib -static -DLOOPS=0x80000001 \
