@@ -744,7 +744,7 @@ static enum arm_spe_pmu_outcome arm_spe_pmu_pmbsr_decode(u64 pmbsr, u64 *aux_fla
 
 /* The AUX buffer */
 
-static void *arm_spe_pmu_setup_aux(struct perf_event *event, void **pages,
+static void *arm_spe_pmu_buf_alloc(struct perf_event *event, void **pages,
 				   int nr_pages, bool snapshot)
 {
 	int cpu = event->cpu == -1 ? raw_smp_processor_id() : event->cpu;
@@ -776,7 +776,7 @@ out_free:
 	return NULL;
 }
 
-static void arm_spe_pmu_free_aux(void *aux)
+static void arm_spe_pmu_buf_free(void *aux)
 {
 	struct arm_spe_pmu_buf *buf = aux;
 
@@ -925,7 +925,7 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 
 /* The pmu callbacks */
 
-static void arm_spe_pmu_start(struct perf_event *event, int flags)
+static void arm_spe_pmu_event_run(struct perf_event *event, int flags)
 {
 	struct arm_spe_pmu *spe = to_arm_spe_pmu(event->pmu);
 	struct perf_output_handle *handle = this_cpu_ptr(spe->handle);
@@ -946,7 +946,7 @@ static void arm_spe_pmu_start(struct perf_event *event, int flags)
 	arm_spe_pmu_hw_program_sampling(&spe->caps, regs, local64_read(&hwc->period_left));
 }
 
-static void arm_spe_pmu_stop(struct perf_event *event, int flags)
+static void arm_spe_pmu_event_halt(struct perf_event *event, int flags)
 {
 	struct arm_spe_pmu *spe = to_arm_spe_pmu(event->pmu);
 	struct perf_output_handle *handle = this_cpu_ptr(spe->handle);
@@ -973,7 +973,7 @@ static void arm_spe_pmu_stop(struct perf_event *event, int flags)
 	hwc->state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 
-static int arm_spe_pmu_add(struct perf_event *event, int flags)
+static int arm_spe_pmu_sched_in(struct perf_event *event, int flags)
 {
 	struct arm_spe_pmu *spe = to_arm_spe_pmu(event->pmu);
 	struct hw_perf_event *hwc = &event->hw;
@@ -982,21 +982,16 @@ static int arm_spe_pmu_add(struct perf_event *event, int flags)
 		return -ENOENT;
 	hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 	if (flags & PERF_EF_START)
-		arm_spe_pmu_start(event, PERF_EF_RELOAD);
+		arm_spe_pmu_event_run(event, PERF_EF_RELOAD);
 	return 0;
 }
 
-static void arm_spe_pmu_del(struct perf_event *event, int flags)
-{
-	arm_spe_pmu_stop(event, PERF_EF_UPDATE);
-}
-
 /* Records go to the AUX buffer: there is no count to read */
-static void arm_spe_pmu_read(struct perf_event *event)
+static void arm_spe_pmu_no_count(struct perf_event *event)
 {
 }
 
-static bool arm_spe_pmu_filter(struct pmu *pmu, int cpu)
+static bool arm_spe_pmu_cpu_unserved(struct pmu *pmu, int cpu)
 {
 	return !cpumask_test_cpu(cpu, &to_arm_spe_pmu(pmu)->supported_cpus);
 }
@@ -1006,7 +1001,7 @@ static void arm_spe_pmu_event_destroy(struct perf_event *event)
 	kfree(event->pmu_private);
 }
 
-static int arm_spe_pmu_event_init(struct perf_event *event)
+static int arm_spe_pmu_event_open(struct perf_event *event)
 {
 	struct arm_spe_pmu *spe = to_arm_spe_pmu(event->pmu);
 	struct perf_event_attr *attr = &event->attr;
@@ -1043,7 +1038,7 @@ static int arm_spe_pmu_event_init(struct perf_event *event)
 }
 
 /* PERF_EVENT_IOC_PERIOD: the same limits as at perf_event_open() */
-static int arm_spe_pmu_check_period(struct perf_event *event, u64 value)
+static int arm_spe_pmu_period_change(struct perf_event *event, u64 value)
 {
 	return arm_spe_pmu_period_ok(value) ? 0 : -EINVAL;
 }
@@ -1181,22 +1176,29 @@ static int arm_spe_pmu_irq_probe(struct arm_spe_pmu *spe)
 	return 0;
 }
 
-/* Every SPE PMU's callbacks; each copy gets its device as parent */
+/*
+ * Every SPE PMU's callbacks, by what makes perf core call them; each copy
+ * gets its device as parent. Descheduling is halting: the halt always
+ * brings the interval count and the buffer up to date.
+ */
 static const struct pmu arm_spe_pmu_template = {
 	.module		= THIS_MODULE,
 	.task_ctx_nr	= perf_hw_context,
 	.capabilities	= PERF_PMU_CAP_EXCLUSIVE | PERF_PMU_CAP_ITRACE,
 	.attr_groups	= arm_spe_pmu_attr_groups,
-	.event_init	= arm_spe_pmu_event_init,
-	.check_period	= arm_spe_pmu_check_period,
-	.filter		= arm_spe_pmu_filter,
-	.setup_aux	= arm_spe_pmu_setup_aux,
-	.free_aux	= arm_spe_pmu_free_aux,
-	.add		= arm_spe_pmu_add,
-	.start		= arm_spe_pmu_start,
-	.read		= arm_spe_pmu_read,
-	.stop		= arm_spe_pmu_stop,
-	.del		= arm_spe_pmu_del,
+	/* perf_event_open(), PERF_EVENT_IOC_PERIOD, CPU-bound contexts */
+	.event_init	= arm_spe_pmu_event_open,
+	.check_period	= arm_spe_pmu_period_change,
+	.filter		= arm_spe_pmu_cpu_unserved,
+	/* mmap() and munmap() of the AUX area */
+	.setup_aux	= arm_spe_pmu_buf_alloc,
+	.free_aux	= arm_spe_pmu_buf_free,
+	/* context switches, PERF_EVENT_IOC_ENABLE and _DISABLE, throttling */
+	.add		= arm_spe_pmu_sched_in,
+	.del		= arm_spe_pmu_event_halt,
+	.start		= arm_spe_pmu_event_run,
+	.stop		= arm_spe_pmu_event_halt,
+	.read		= arm_spe_pmu_no_count,
 };
 
 static int arm_spe_pmu_device_probe(struct platform_device *pdev)
