@@ -17,8 +17,9 @@
 # builds Debian's mainline source (harness/mainline.sh, MAINLINE), pristine,
 # with the same config, also in folders of its own: a reference only, never
 # a source of our code. FLAVOUR=debug
-# adds harness/config/debug.config (KASAN, lockdep, lockup detectors...),
-# again in a build folder of its own. KARCH=arm builds a 32-bit Arm zImage
+# adds harness/config/debug.config (KASAN, lockdep, lockup detectors...)
+# and the make variables of harness/config/debug.kbuild, again in a build
+# folder of its own. KARCH=arm builds a 32-bit Arm zImage
 # instead (harness/config/arm32-pmu.config; Debian's
 # gcc-arm-linux-gnueabihf): the same driver serves ARMv8 CPUs in AArch32
 # through arch/arm's asm/arm_pmuv3.h. Its build folder is its own too; the
@@ -36,9 +37,15 @@ arm)
 	;;
 *) die "KARCH must be arm64 or arm, not '$KARCH'" ;;
 esac
+# KBUILD_VARS: make variables of the flavour, one a line in VARS_FILE
+VARS_FILE= KBUILD_VARS=()
 case "${FLAVOUR:-plain}" in
 plain) ;;
-debug) FRAGMENTS+=("$HARNESS/config/debug.config") ;;
+debug)
+	FRAGMENTS+=("$HARNESS/config/debug.config")
+	VARS_FILE=$HARNESS/config/debug.kbuild
+	mapfile -t KBUILD_VARS < <(grep -v -e '^#' -e '^$' "$VARS_FILE")
+	;;
 *) die "FLAVOUR must be plain or debug" ;;
 esac
 VARIANT=${VARIANT:-ours}
@@ -79,12 +86,13 @@ if [ "$VARIANT" = mainline ]; then
 	OBJ=$CACHE/kbuild/$(hash_inputs "${FRAGMENTS[@]}" "$TOP/MAINLINE")$SUFFIX$ARCH_SUFFIX
 else
 	SRC=$CACHE/ksrc/$BASE_DEB_VERSION$SUFFIX
-	OBJ=$CACHE/kbuild/$(hash_inputs "${FRAGMENTS[@]}" "$TOP/BASE")$SUFFIX$ARCH_SUFFIX
+	OBJ=$CACHE/kbuild/$(hash_inputs "${FRAGMENTS[@]}" ${VARS_FILE:+"$VARS_FILE"} "$TOP/BASE")$SUFFIX$ARCH_SUFFIX
 fi
 MANIFEST=$SRC/.overlay-manifest
 
 kmake() {
-	make -s -C "$SRC" O="$OBJ" CROSS_COMPILE="ccache $CROSS_COMPILE" -j"$(nproc)" "$@"
+	make -s -C "$SRC" O="$OBJ" CROSS_COMPILE="ccache $CROSS_COMPILE" -j"$(nproc)" \
+		"${KBUILD_VARS[@]}" "$@"
 }
 
 # Bring $SRC to base + overlay: restore files we stopped carrying, copy
