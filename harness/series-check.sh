@@ -15,7 +15,12 @@
 #   harness/series-check.sh      (or: make series-check)
 #
 # The checkout stays in $CACHE between runs; the builds happen in
-# kernel.sh's own folders, so each step is an incremental build.
+# kernel.sh's own folders, so each step is an incremental build. A step
+# whose checkpatch and build passed is kept in $CACHE/series-check, named
+# by all they read: this script, kernel.sh, lib.sh, the config fragment,
+# the base, the compiler and the series up to that patch. An unchanged
+# step prints its kept results instead of running again (applying is
+# always done); SERIES_CACHE=0 runs every step.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -24,6 +29,7 @@ WT=$CACHE/bisect/src-$BASE_DEB_VERSION
 FRAGMENT=$HARNESS/config/arm64-pmu.config
 SELFTESTS=tools/testing/selftests/arm64
 LOG=$(mktemp -d)
+STEPS=$CACHE/series-check
 trap 'rm -rf "$LOG"' EXIT
 
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -177,8 +183,33 @@ build() {
 	fi
 }
 
+# step_key KEY PATCH: the key of the step that applies PATCH after KEY's.
+# series.sh stamps each patch with a new commit id and date: not content.
+step_key() {
+	{ echo "$1"; sed -e '1{/^From [0-9a-f]\{40\} /d}' -e '/^Date: /d' "$2"; } |
+		sha256sum | cut -c1-16
+}
+
+# kept NAME DIR: print a kept step's results
+kept() {
+	tap ok "${1}_checkpatch" "$2/checkpatch"
+	tap ok "${1}_builds" "$2/build"
+}
+
+# keep DIR: save this step's results (both passed)
+keep() {
+	mkdir -p "$1.tmp"
+	cp "$LOG/checkpatch" "$1.tmp/checkpatch"
+	{ cat "$LOG/build.warn"; echo "kept from a run on the same inputs: $1"; } \
+		> "$1.tmp/build"
+	rm -rf "$1" && mv "$1.tmp" "$1"
+}
+
 check_series() {
-	local series p i=0 name applied=1
+	local series p i=0 name applied=1 key f0
+	key=$({ hash_inputs "$HARNESS/series-check.sh" "$HARNESS/kernel.sh" \
+		"$HARNESS/lib.sh" "$FRAGMENT" "$TOP/BASE"; "${CROSS_COMPILE}gcc" --version |
+		head -n 1; } | sha256sum | cut -c1-16)
 	if ! "$HARNESS/series.sh" build 2> "$LOG/series"; then
 		tap 'not ok' series_is_generated "$LOG/series"
 		return
@@ -200,10 +231,16 @@ check_series() {
 			git -C "$WT" am --abort >/dev/null 2>&1 || true
 			applied=0
 		fi
-		checkpatch "$p" $applied "$name"
-		if [ $applied = 1 ]; then
+		key=$(step_key "$key" "$p")
+		if [ $applied = 1 ] && [ "${SERIES_CACHE:-1}" = 1 ] && [ -d "$STEPS/$key" ]; then
+			kept "$name" "$STEPS/$key"
+		elif [ $applied = 1 ]; then
+			f0=$failed
+			checkpatch "$p" 1 "$name"
 			build "$name"
+			[ "$failed" = "$f0" ] && keep "$STEPS/$key"
 		else
+			checkpatch "$p" 0 "$name"
 			skip "${name}_builds" 'not applied'
 		fi
 	done
