@@ -238,7 +238,7 @@ check_series() {
 			f0=$failed
 			checkpatch "$p" 1 "$name"
 			build "$name"
-			[ "$failed" = "$f0" ] && keep "$STEPS/$key"
+			if [ "$failed" = "$f0" ]; then keep "$STEPS/$key"; fi
 		else
 			checkpatch "$p" 0 "$name"
 			skip "${name}_builds" 'not applied'
