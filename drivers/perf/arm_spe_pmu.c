@@ -41,8 +41,8 @@
 
 /*
  * Where the user-visible fields live in perf_event_attr. This is perf tool
- * ABI (tools/perf/arch/arm64/util/arm-spe.c, perf-arm-spe(1)): the format/
- * strings below describe the same bits.
+ * ABI (tools/perf/arch/arm64/util/arm-spe.c, perf-arm-spe(1)): format/
+ * shows these masks.
  */
 #define ARM_SPE_CFG_TS			BIT_ULL(0)	/* PMSCR.TS */
 #define ARM_SPE_CFG_PA			BIT_ULL(1)	/* PMSCR.PA */
@@ -191,44 +191,55 @@ static DEFINE_IDA(arm_spe_pmu_ida);
 
 /* sysfs: format/ (perf tool ABI), caps/ and cpumask */
 
-PMU_FORMAT_ATTR(ts_enable, "config:0");
-PMU_FORMAT_ATTR(pa_enable, "config:1");
-PMU_FORMAT_ATTR(pct_enable, "config:2");
-PMU_FORMAT_ATTR(jitter, "config:16");
-PMU_FORMAT_ATTR(branch_filter, "config:32");
-PMU_FORMAT_ATTR(load_filter, "config:33");
-PMU_FORMAT_ATTR(store_filter, "config:34");
-PMU_FORMAT_ATTR(discard, "config:35");
-PMU_FORMAT_ATTR(branch_filter_mask, "config:36");
-PMU_FORMAT_ATTR(load_filter_mask, "config:37");
-PMU_FORMAT_ATTR(store_filter_mask, "config:38");
-PMU_FORMAT_ATTR(simd_filter, "config:39");
-PMU_FORMAT_ATTR(simd_filter_mask, "config:40");
-PMU_FORMAT_ATTR(float_filter, "config:41");
-PMU_FORMAT_ATTR(float_filter_mask, "config:42");
-PMU_FORMAT_ATTR(event_filter, "config1:0-63");
-PMU_FORMAT_ATTR(min_latency, "config2:0-11");
-PMU_FORMAT_ATTR(inv_event_filter, "config3:0-63");
+/*
+ * A format/ file: which config word of perf_event_attr, which bits of it
+ * (contiguous), and the features the hardware needs to honour them. The
+ * file's text is made from the mask, so each bit is written down once.
+ */
+struct arm_spe_pmu_format {
+	struct device_attribute dev_attr;
+	const char *word;
+	u64 bits;
+	u32 needs;
+};
+
+static ssize_t arm_spe_pmu_format_show(struct device *dev,
+				       struct device_attribute *attr, char *buf)
+{
+	const struct arm_spe_pmu_format *fmt =
+		container_of(attr, struct arm_spe_pmu_format, dev_attr);
+	unsigned int lo = __ffs64(fmt->bits), hi = fls64(fmt->bits) - 1;
+
+	if (lo == hi)
+		return sysfs_emit(buf, "%s:%u\n", fmt->word, lo);
+	return sysfs_emit(buf, "%s:%u-%u\n", fmt->word, lo, hi);
+}
+
+#define ARM_SPE_FORMAT(_name, _word, _bits, _needs)				\
+	(&((struct arm_spe_pmu_format[]) {					\
+		{ __ATTR(_name, 0444, arm_spe_pmu_format_show, NULL),		\
+		  _word, _bits, _needs }					\
+	})[0].dev_attr.attr)
 
 static struct attribute *arm_spe_pmu_format_attrs[] = {
-	&format_attr_ts_enable.attr,
-	&format_attr_pa_enable.attr,
-	&format_attr_pct_enable.attr,
-	&format_attr_jitter.attr,
-	&format_attr_branch_filter.attr,
-	&format_attr_load_filter.attr,
-	&format_attr_store_filter.attr,
-	&format_attr_discard.attr,
-	&format_attr_branch_filter_mask.attr,
-	&format_attr_load_filter_mask.attr,
-	&format_attr_store_filter_mask.attr,
-	&format_attr_simd_filter.attr,
-	&format_attr_simd_filter_mask.attr,
-	&format_attr_float_filter.attr,
-	&format_attr_float_filter_mask.attr,
-	&format_attr_event_filter.attr,
-	&format_attr_min_latency.attr,
-	&format_attr_inv_event_filter.attr,
+	ARM_SPE_FORMAT(ts_enable, "config", ARM_SPE_CFG_TS, 0),
+	ARM_SPE_FORMAT(pa_enable, "config", ARM_SPE_CFG_PA, 0),
+	ARM_SPE_FORMAT(pct_enable, "config", ARM_SPE_CFG_PCT, 0),
+	ARM_SPE_FORMAT(jitter, "config", ARM_SPE_CFG_JITTER, 0),
+	ARM_SPE_FORMAT(branch_filter, "config", ARM_SPE_CFG_BRANCH, ARM_SPE_FEAT_FT),
+	ARM_SPE_FORMAT(load_filter, "config", ARM_SPE_CFG_LOAD, ARM_SPE_FEAT_FT),
+	ARM_SPE_FORMAT(store_filter, "config", ARM_SPE_CFG_STORE, ARM_SPE_FEAT_FT),
+	ARM_SPE_FORMAT(discard, "config", ARM_SPE_CFG_DISCARD, ARM_SPE_FEAT_DISCARD),
+	ARM_SPE_FORMAT(branch_filter_mask, "config", ARM_SPE_CFG_BRANCH_MASK, ARM_SPE_FEAT_EFT),
+	ARM_SPE_FORMAT(load_filter_mask, "config", ARM_SPE_CFG_LOAD_MASK, ARM_SPE_FEAT_EFT),
+	ARM_SPE_FORMAT(store_filter_mask, "config", ARM_SPE_CFG_STORE_MASK, ARM_SPE_FEAT_EFT),
+	ARM_SPE_FORMAT(simd_filter, "config", ARM_SPE_CFG_SIMD, ARM_SPE_FEAT_EFT),
+	ARM_SPE_FORMAT(simd_filter_mask, "config", ARM_SPE_CFG_SIMD_MASK, ARM_SPE_FEAT_EFT),
+	ARM_SPE_FORMAT(float_filter, "config", ARM_SPE_CFG_FLOAT, ARM_SPE_FEAT_EFT),
+	ARM_SPE_FORMAT(float_filter_mask, "config", ARM_SPE_CFG_FLOAT_MASK, ARM_SPE_FEAT_EFT),
+	ARM_SPE_FORMAT(event_filter, "config1", U64_MAX, ARM_SPE_FEAT_FE),
+	ARM_SPE_FORMAT(min_latency, "config2", ARM_SPE_CFG2_MINLAT, ARM_SPE_FEAT_FL),
+	ARM_SPE_FORMAT(inv_event_filter, "config3", U64_MAX, ARM_SPE_FEAT_FNE),
 	NULL,
 };
 
@@ -238,44 +249,21 @@ static bool arm_spe_pmu_has(const struct arm_spe_pmu_caps *caps, u32 needs)
 	return (caps->features & needs) == needs;
 }
 
-/* The feature a format needs; 0 for those every SPE has */
-static u32 arm_spe_pmu_format_needs(const struct attribute *attr)
+/* A format the hardware cannot honour is not shown (and is refused) */
+static bool arm_spe_pmu_format_shown(const struct arm_spe_pmu_caps *caps,
+				     const struct attribute *attr)
 {
-	static const struct {
-		const struct attribute *attr;
-		u32 feature;
-	} needs[] = {
-		{ &format_attr_discard.attr, ARM_SPE_FEAT_DISCARD },
-		{ &format_attr_branch_filter.attr, ARM_SPE_FEAT_FT },
-		{ &format_attr_load_filter.attr, ARM_SPE_FEAT_FT },
-		{ &format_attr_store_filter.attr, ARM_SPE_FEAT_FT },
-		{ &format_attr_branch_filter_mask.attr, ARM_SPE_FEAT_EFT },
-		{ &format_attr_load_filter_mask.attr, ARM_SPE_FEAT_EFT },
-		{ &format_attr_store_filter_mask.attr, ARM_SPE_FEAT_EFT },
-		{ &format_attr_simd_filter.attr, ARM_SPE_FEAT_EFT },
-		{ &format_attr_simd_filter_mask.attr, ARM_SPE_FEAT_EFT },
-		{ &format_attr_float_filter.attr, ARM_SPE_FEAT_EFT },
-		{ &format_attr_float_filter_mask.attr, ARM_SPE_FEAT_EFT },
-		{ &format_attr_event_filter.attr, ARM_SPE_FEAT_FE },
-		{ &format_attr_min_latency.attr, ARM_SPE_FEAT_FL },
-		{ &format_attr_inv_event_filter.attr, ARM_SPE_FEAT_FNE },
-	};
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(needs); i++)
-		if (needs[i].attr == attr)
-			return needs[i].feature;
-	return 0;
+	return arm_spe_pmu_has(caps, container_of(attr, struct arm_spe_pmu_format,
+						  dev_attr.attr)->needs);
 }
 
-/* A format the hardware cannot honour is not shown (and is refused) */
 static umode_t arm_spe_pmu_format_visible(struct kobject *kobj,
 					  struct attribute *attr, int unused)
 {
 	struct device *dev = kobj_to_dev(kobj);
 	struct arm_spe_pmu *spe = to_arm_spe_pmu(dev_get_drvdata(dev));
 
-	return arm_spe_pmu_has(&spe->caps, arm_spe_pmu_format_needs(attr)) ? attr->mode : 0;
+	return arm_spe_pmu_format_shown(&spe->caps, attr) ? attr->mode : 0;
 }
 
 static const struct attribute_group arm_spe_pmu_format_group = {
@@ -372,26 +360,19 @@ static const struct attribute_group arm_spe_pmu_caps_group = {
 	.attrs = arm_spe_pmu_caps_attrs,
 };
 
-static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
+static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
 	struct arm_spe_pmu *spe = to_arm_spe_pmu(dev_get_drvdata(dev));
 
-	return cpumap_print_to_pagebuf(true, buf, &spe->supported_cpus);
+	return sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(&spe->supported_cpus));
 }
 static DEVICE_ATTR_RO(cpumask);
 
-static struct attribute *arm_spe_pmu_attrs[] = {
-	&dev_attr_cpumask.attr,
-	NULL,
-};
-
-static const struct attribute_group arm_spe_pmu_group = {
-	.attrs = arm_spe_pmu_attrs,
-};
-
-static const struct attribute_group *arm_spe_pmu_attr_groups[] = {
-	&arm_spe_pmu_group,
+/* The PMU's directory holds cpumask; format/ and caps/ are below it */
+static const struct attribute_group *arm_spe_pmu_sysfs_groups[] = {
+	&(const struct attribute_group) {
+		.attrs = (struct attribute *[]) { &dev_attr_cpumask.attr, NULL },
+	},
 	&arm_spe_pmu_format_group,
 	&arm_spe_pmu_caps_group,
 	NULL,
@@ -400,26 +381,40 @@ static const struct attribute_group *arm_spe_pmu_attr_groups[] = {
 /* Register access: everything that touches the profiling unit */
 
 /*
- * Stop sampling, then drain: PSB CSYNC makes the records of operations
- * already sampled reach the buffer and the DSB completes those writes,
- * so that PMBPTR_EL1 and the buffer's contents agree before the buffer
- * is disabled and its data handed to perf.
+ * PSB CSYNC makes the records of operations already sampled reach the
+ * buffer, and the DSB completes those writes: PMBPTR_EL1 and the buffer's
+ * contents then agree.
  */
+static void arm_spe_pmu_hw_drain(void)
+{
+	psb_csync();
+	dsb(nsh);
+}
+
+/* Stop sampling (the ISB makes it so before the drain), drain, disable */
 static void arm_spe_pmu_hw_halt(void)
 {
 	write_sysreg_s(0, SYS_PMSCR_EL1);
 	isb();
-	psb_csync();
-	dsb(nsh);
+	arm_spe_pmu_hw_drain();
 	write_sysreg_s(0, SYS_PMBLIMITR_EL1);
+	isb();
+}
+
+/*
+ * Clear a buffer management event: this lowers the interrupt, and the
+ * ISB makes it so before the GIC sees the interrupt's end.
+ */
+static void arm_spe_pmu_hw_ack(void)
+{
+	write_sysreg_s(0, SYS_PMBSR_EL1);
 	isb();
 }
 
 static void arm_spe_pmu_hw_reset(void)
 {
 	arm_spe_pmu_hw_halt();
-	write_sysreg_s(0, SYS_PMBSR_EL1);
-	isb();
+	arm_spe_pmu_hw_ack();
 }
 
 static void arm_spe_pmu_hw_program_buffer(u64 ptr, u64 limitr)
@@ -887,16 +882,14 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 	 * barriers, so it does not count). PMBSR.S has stopped profiling:
 	 * the barriers also drain what was already sampled.
 	 */
-	psb_csync();
-	dsb(nsh);
+	arm_spe_pmu_hw_drain();
 	isb();
 	pmbsr = read_sysreg_s(SYS_PMBSR_EL1);
 	if (!(pmbsr & PMBSR_EL1_S))
 		return IRQ_NONE;
 	if (!event) {
 		/* Nothing to hand over (a discard event, or already stopped) */
-		write_sysreg_s(0, SYS_PMBSR_EL1);
-		isb();
+		arm_spe_pmu_hw_ack();
 		return IRQ_HANDLED;
 	}
 
@@ -917,9 +910,7 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 		arm_spe_pmu_hw_halt();
 		event->hw.state |= PERF_HES_STOPPED;
 	}
-	/* The ISB lowers the interrupt before the GIC sees its end */
-	write_sysreg_s(0, SYS_PMBSR_EL1);
-	isb();
+	arm_spe_pmu_hw_ack();
 	return IRQ_HANDLED;
 }
 
@@ -966,10 +957,8 @@ static void arm_spe_pmu_event_halt(struct perf_event *event, int flags)
 		arm_spe_pmu_pmbsr_decode(pmbsr, &aux_flags);
 		arm_spe_pmu_buf_close(handle, aux_flags);
 	}
-	if (pmbsr) {
-		write_sysreg_s(0, SYS_PMBSR_EL1);
-		isb();
-	}
+	if (pmbsr)
+		arm_spe_pmu_hw_ack();
 	hwc->state |= PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }
 
@@ -1183,9 +1172,10 @@ static int arm_spe_pmu_irq_probe(struct arm_spe_pmu *spe)
  */
 static const struct pmu arm_spe_pmu_template = {
 	.module		= THIS_MODULE,
+	.attr_groups	= arm_spe_pmu_sysfs_groups,
+	/* Its AUX data is a hardware trace; a CPU's one buffer takes one event */
+	.capabilities	= PERF_PMU_CAP_ITRACE | PERF_PMU_CAP_EXCLUSIVE,
 	.task_ctx_nr	= perf_hw_context,
-	.capabilities	= PERF_PMU_CAP_EXCLUSIVE | PERF_PMU_CAP_ITRACE,
-	.attr_groups	= arm_spe_pmu_attr_groups,
 	/* perf_event_open(), PERF_EVENT_IOC_PERIOD, CPU-bound contexts */
 	.event_init	= arm_spe_pmu_event_open,
 	.check_period	= arm_spe_pmu_period_change,
@@ -1289,29 +1279,33 @@ static const struct platform_device_id arm_spe_pmu_id_table[] = {
 };
 MODULE_DEVICE_TABLE(platform, arm_spe_pmu_id_table);
 
+/*
+ * Unbinding is not offered: perf events may still hold the PMU that
+ * removing the device would free.
+ */
 static struct platform_driver arm_spe_pmu_driver = {
+	.driver.name = DRVNAME,
+	.driver.of_match_table = arm_spe_pmu_of_match,
+	.driver.suppress_bind_attrs = true,
 	.id_table = arm_spe_pmu_id_table,
-	.driver	= {
-		.name = DRVNAME,
-		.of_match_table = arm_spe_pmu_of_match,
-		.suppress_bind_attrs = true,
-	},
 	.probe = arm_spe_pmu_device_probe,
 	.remove = arm_spe_pmu_device_remove,
 };
 
+/* Every SPE instance joins the hotplug state before any can probe */
 static int __init arm_spe_pmu_init(void)
 {
+	int state = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, DRVNAME,
+					    arm_spe_pmu_cpu_online,
+					    arm_spe_pmu_cpu_offline);
 	int ret;
 
-	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, DRVNAME,
-				      arm_spe_pmu_cpu_online, arm_spe_pmu_cpu_offline);
-	if (ret < 0)
-		return ret;
-	arm_spe_pmu_hp_state = ret;
+	if (state < 0)
+		return state;
+	arm_spe_pmu_hp_state = state;
 	ret = platform_driver_register(&arm_spe_pmu_driver);
 	if (ret)
-		cpuhp_remove_multi_state(arm_spe_pmu_hp_state);
+		cpuhp_remove_multi_state(state);
 	return ret;
 }
 module_init(arm_spe_pmu_init);

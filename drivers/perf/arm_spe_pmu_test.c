@@ -303,11 +303,6 @@ static const struct {
 	{ "inv_event_filter", true, false, false },
 };
 
-static bool test_format_shown(const struct arm_spe_pmu_caps *caps, const struct attribute *attr)
-{
-	return arm_spe_pmu_has(caps, arm_spe_pmu_format_needs(attr));
-}
-
 /* Every format is shown where the hardware has what it programs */
 static void arm_spe_test_format_visibility(struct kunit *test)
 {
@@ -325,11 +320,11 @@ static void arm_spe_test_format_visibility(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(arm_spe_format_shown); i++, a++) {
 		KUNIT_ASSERT_NOT_NULL(test, *a);
 		KUNIT_EXPECT_STREQ(test, (*a)->name, arm_spe_format_shown[i].name);
-		KUNIT_EXPECT_EQ_MSG(test, test_format_shown(&v1p2, *a),
+		KUNIT_EXPECT_EQ_MSG(test, arm_spe_pmu_format_shown(&v1p2, *a),
 				    arm_spe_format_shown[i].v1p2, "%s", (*a)->name);
-		KUNIT_EXPECT_EQ_MSG(test, test_format_shown(&v1p1, *a),
+		KUNIT_EXPECT_EQ_MSG(test, arm_spe_pmu_format_shown(&v1p1, *a),
 				    arm_spe_format_shown[i].v1p1, "%s", (*a)->name);
-		KUNIT_EXPECT_EQ_MSG(test, test_format_shown(&bare, *a),
+		KUNIT_EXPECT_EQ_MSG(test, arm_spe_pmu_format_shown(&bare, *a),
 				    arm_spe_format_shown[i].bare, "%s", (*a)->name);
 	}
 	/* and the table covers every format */
