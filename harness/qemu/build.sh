@@ -95,8 +95,10 @@ fetch_orig() {
 }
 
 # Only what the tests need: TCG, fdt (the virt board), plugins, virtio-9p
-# (harness SHARE=). Everything else, documentation and tools included, is
-# off; no subproject is downloaded.
+# (harness SHARE=), and of the devices only those of devices.mak (the
+# other boards, PCI cards, USB, displays... are a third of the build).
+# Everything else, documentation and tools included, is off; no
+# subproject is downloaded.
 CONFIGURE=(
 	--target-list=aarch64-softmmu
 	--without-default-features
@@ -107,6 +109,7 @@ CONFIGURE=(
 	--enable-virtfs --enable-attr
 	--disable-docs --disable-tools --disable-guest-agent
 	--disable-gtk --disable-sdl --disable-vnc --disable-opengl
+	--without-default-devices --with-devices-aarch64=pmu
 )
 
 build() {
@@ -127,6 +130,7 @@ build() {
 	while read -r p; do
 		[ -e "$OUT/src/pc-bios/$p.bz2" ] || : > "$OUT/src/pc-bios/$p.bz2"
 	done
+	cp "$QDIR/devices.mak" "$OUT/src/configs/devices/aarch64-softmmu/pmu.mak"
 	msg "configuring QEMU in $OUT/build"
 	# ccache through its masquerade folder, with paths relative to $OUT, so
 	# trees of different keys share the cache.
@@ -143,7 +147,7 @@ build() {
 	touch "$OUT/.built"
 }
 
-OUT=$CACHE/qemu/$QEMU_UPSTREAM_VERSION-$({ hash_inputs "$QDIR/SOURCE" "$QDIR/patches"
+OUT=$CACHE/qemu/$QEMU_UPSTREAM_VERSION-$({ hash_inputs "$QDIR/SOURCE" "$QDIR/patches" "$QDIR/devices.mak"
 	printf '%s\n' "${CONFIGURE[@]}"; declare -f build; } | sha256sum | cut -c1-16)
 BIN=$OUT/build/qemu-system-aarch64
 
