@@ -2,7 +2,10 @@
 # Our arm64 PMU stack on Linux 6.12: build, boot in QEMU, test, export.
 #
 #   make demo     boot the patched kernel and show perf on our PMU driver
-#   make check    run every test; prints "N passed, N failed, N skipped"
+#   make check    the gate: every suite of our kernel and models; prints
+#                 "N passed, N failed, N skipped"
+#   make check-all  the gate and the reference suites: base 6.12, mainline 7.3,
+#                 make deb's packages, the modes the gate already covers
 #   make bench    hot-path costs of our driver against the base's and mainline's, in guest
 #                 instructions (reported, never asserted)
 #   make deb      our kernel as Debian packages, with Debian's arm64 config
@@ -19,7 +22,7 @@ H := harness
 export CACHE ?= $(HOME)/.cache/arm64-pmu
 
 .PHONY: help deps need-deps base kernel perf tests initramfs qemu-build \
-	boot-deps qemu run demo check series series-check bench base-edit \
+	boot-deps qemu run demo check check-all series series-check bench base-edit \
 	base-refresh deb deb-check fdo-check
 
 help:
@@ -72,7 +75,10 @@ demo: boot-deps
 	@$(H)/demo.sh
 
 check: need-deps
-	@$(H)/check.sh
+	@$(H)/check.sh check
+
+check-all: need-deps
+	@$(H)/check.sh all
 
 series: need-deps
 	@$(H)/series.sh

@@ -47,7 +47,7 @@ fetch_config() {
 	[ -f "$DEBIAN_CONFIG" ] && return 0
 	mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial" "$DL"
 	if [ ! -f "$DL/$CFGDEB" ]; then
-		echo "deb [arch=$DEBCONFIG_ARCH signed-by=$key] $DEBCONFIG_MIRROR $DEBCONFIG_SUITE main" \
+		echo "deb [arch=$DEBCONFIG_ARCH signed-by=$key] $(debian_uri "$DEBCONFIG_SUITE") $DEBCONFIG_SUITE main" \
 			> "$APT/sources.list"
 		msg "apt-get update (private list $APT/sources.list)"
 		papt apt-get -o APT::Architectures::="$DEBCONFIG_ARCH" -q update >&2 || die "apt-get update of the private list failed"
@@ -202,7 +202,7 @@ deb_initramfs() {
 # check: the boot-deb suite of harness/suites.txt, as make check runs it
 deb_check() {
 	local log=$TOP/build/check/boot-deb.log kernel knobs plans
-	IFS='|' read -r _ kernel knobs plans < <(suite_rows | grep '^boot-deb|')
+	IFS='|' read -r _ kernel knobs plans < <(suite_rows all | grep '^boot-deb|')
 	mkdir -p "$(dirname "$log")"
 	# shellcheck disable=SC2086 # PLANS is a list of names
 	PMU_QEMU_STOCK=0 "$HARNESS/boot-suite.sh" "$log" "$kernel" "$knobs" $plans || true

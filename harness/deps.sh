@@ -5,7 +5,8 @@
 #   harness/deps.sh              apt-get update, then install the list
 #   harness/deps.sh --if-missing do nothing when everything is installed
 
-set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # Host tools, the base kernel source, and arm64 libraries for the static perf
 # and the guest's GNU grep (harness/initramfs.sh);
@@ -44,7 +45,7 @@ fi
 dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
 if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
 	echo "[deps] enabling bookworm-backports in $BACKPORTS_LIST" >&2
-	echo 'deb http://deb.debian.org/debian bookworm-backports main' > "$BACKPORTS_LIST"
+	echo "deb $(debian_uri) bookworm-backports main" > "$BACKPORTS_LIST"
 fi
 echo "[deps] apt-get update" >&2
 # A mirror caught mid-sync serves an index of the wrong size for a while:

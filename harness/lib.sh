@@ -29,6 +29,19 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$CACHE} CCACHE_NOHASHDIR=1
 msg() { printf '[harness] %s\n' "$*" >&2; }
 die() { printf '[harness] error: %s\n' "$*" >&2; exit 1; }
 
+# debian_uri [SUITE]: the address of the Debian archive that serves SUITE
+# (default bookworm; bookworm-security is an archive of its own), as this
+# machine's apt sources give it, so that a mirror, proxy or apt-cacher set
+# there serves the private source lists too. Suites of other releases
+# (mainline's trixie-backports) are fetched from the one serving bookworm.
+debian_uri() {
+	local suite=${1:-bookworm} uri
+	uri=$(apt-get indextargets --no-release-info --format '$(RELEASE) $(REPO_URI)' |
+	      awk -v s="$suite" '$1 == s { sub("/$", "", $2); print $2; exit }')
+	[ -n "$uri" ] || die "no apt source of this machine serves $suite: add Debian's archive (or a mirror of it) for $suite to /etc/apt/sources.list.d"
+	echo "$uri"
+}
+
 # papt TOOL ARGS...: an apt tool on the private configuration under $APT
 # (sources.list, lists, caches), reading nothing from /etc/apt and writing
 # nothing to /var/lib/apt.
@@ -173,9 +186,13 @@ lock_holders() {
 	done < "$1"
 }
 
-# suite_rows: the suites of harness/suites.txt without comments, one
+# suite_rows TIER: the suites of harness/suites.txt that TIER runs (check:
+# the gate's; all: every row), without comments and the tier column, one
 # "name|kernel|knobs|plans" a line (check.sh's schedule, deb.sh check)
 suite_rows() {
 	sed 's/#.*//; /^[[:space:]]*$/d; s/[[:space:]]*|[[:space:]]*/|/g; s/[[:space:]]*$//' \
-		"$HARNESS/suites.txt"
+		"$HARNESS/suites.txt" |
+		awk -F'|' -v OFS='|' -v tier="$1" '
+			$2 != "check" && $2 != "all" { print "suites.txt: bad tier " $2 > "/dev/stderr"; exit 1 }
+			tier == "all" || $2 == tier { print $1, $3, $4, $5 }'
 }

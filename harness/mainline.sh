@@ -35,7 +35,7 @@ TREE=$DEST/$MAINLINE_DEB_PACKAGE
 suite() {
 	local key=/usr/share/keyrings/debian-archive-keyring.gpg
 	mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial"
-	echo "deb [signed-by=$key] http://deb.debian.org/debian $MAINLINE_DEB_SUITE main" \
+	echo "deb [signed-by=$key] $(debian_uri) $MAINLINE_DEB_SUITE main" \
 		> "$APT/sources.list"
 	msg "apt-get update (private list $APT/sources.list)"
 	papt apt-get -q update >&2 || die "apt-get update of the private list failed"

@@ -33,7 +33,7 @@ busybox_armhf() {
 	local dir=$CACHE/arm32/busybox deb key=/usr/share/keyrings/debian-archive-keyring.gpg
 	if [ ! -x "$dir/bin/busybox" ]; then
 		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp" "$APT/lists/partial" "$APT/cache/archives/partial"
-		echo "deb [signed-by=$key] http://deb.debian.org/debian bookworm main" > "$APT/sources.list"
+		echo "deb [signed-by=$key] $(debian_uri) bookworm main" > "$APT/sources.list"
 		: > "$APT/status"
 		msg "fetching busybox-static:armhf"
 		papt update -q >&2 || die "apt-get update of $APT/sources.list failed"

@@ -66,14 +66,15 @@ APT=$CACHE/qemu/apt
 # fetch_orig: $DL/$QEMU_ORIG, checked against the pinned hash.
 DL=$CACHE/qemu/dl
 fetch_orig() {
-	local key=/usr/share/keyrings/debian-archive-keyring.gpg uris line uri hash s
+	local key=/usr/share/keyrings/debian-archive-keyring.gpg uris line uri hash s archive security
 	[ -f "$DL/$QEMU_ORIG" ] && return 0
 	mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial" "$DL"
+	archive=$(debian_uri) security=$(debian_uri bookworm-security)
 	{
 		for s in bookworm bookworm-updates bookworm-backports; do
-			echo "deb-src [signed-by=$key] http://deb.debian.org/debian $s main"
+			echo "deb-src [signed-by=$key] $archive $s main"
 		done
-		echo "deb-src [signed-by=$key] http://deb.debian.org/debian-security bookworm-security main"
+		echo "deb-src [signed-by=$key] $security bookworm-security main"
 	} > "$APT/sources.list"
 	msg "apt-get update (private list $APT/sources.list)"
 	papt apt-get -q update >&2 || die "apt-get update of the private source list failed"
