@@ -774,7 +774,11 @@ static struct perf_event_context *armv8pmu_user_access_ctx(void)
 	return ctx && ctx->nr_user ? ctx : NULL;
 }
 
-/* Task-bound events scheduled on this CPU are all current's */
+/*
+ * The counters current may read: its rdpmc events (task-bound events here
+ * are all current's). Others that count it, such as root's `perf stat -p`
+ * or KVM's vPMU on a vCPU thread, are not its to read.
+ */
 static u64 armv8pmu_task_counters(const struct pmu_hw_events *cpuc)
 {
 	u64 mask = 0;
@@ -783,7 +787,8 @@ static u64 armv8pmu_task_counters(const struct pmu_hw_events *cpuc)
 	for_each_set_bit(idx, cpuc->used_mask, ARMPMU_MAX_HWEVENTS) {
 		const struct perf_event *event = cpuc->events[idx];
 
-		if (event && (event->attach_state & PERF_ATTACH_TASK))
+		if (event && (event->attach_state & PERF_ATTACH_TASK) &&
+		    armv8pmu_event_rdpmc(event))
 			mask |= armv8pmu_event_cntrs(event);
 	}
 	return mask;

@@ -545,20 +545,23 @@ static void test_place(struct pmu_hw_events *cpuc, struct perf_event *event,
 }
 
 /*
- * With FEAT_PMUv3p9, EL0 is given the running task's counters only: a
- * CPU-wide event's counter stays out of PMUACR, whatever else is on.
+ * With FEAT_PMUv3p9, EL0 is given the running task's rdpmc counters only:
+ * a CPU-wide event's counter stays out of PMUACR, and so does one that
+ * counts the task for someone else, whatever else is on.
  */
 static void test_pmuacr_names_only_task_counters(struct kunit *test)
 {
 	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3P9);
 	struct pmu_hw_events *cpuc = test_cpuc(test);
 
-	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, 0), 0, true);
+	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, TEST_RDPMC), 0, true);
 	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, 0), 2, false);
-	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_CYCLES, 0),
+	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_CYCLES, TEST_RDPMC),
 		   ARMV8_PMU_CYCLE_IDX, true);
 	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, 0),
 		   ARMV8_PMU_INSTR_IDX, false);
+	/* Counting the task without rdpmc: root's perf stat -p, KVM's vPMU */
+	test_place(cpuc, test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, 0), 1, true);
 
 	KUNIT_EXPECT_EQ(test, armv8pmu_task_counters(cpuc),
 			BIT_ULL(0) | BIT_ULL(ARMV8_PMU_CYCLE_IDX));
@@ -574,7 +577,7 @@ static void test_task_counters_cover_both_halves_of_pair(struct kunit *test)
 {
 	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3);
 	struct pmu_hw_events *cpuc = test_cpuc(test);
-	struct perf_event *pair = test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, 0);
+	struct perf_event *pair = test_event(test, cpu_pmu, PERF_TYPE_RAW, TEST_INST, TEST_RDPMC);
 
 	pair->hw.flags |= ARMV8PMU_EVT_PAIR;
 	test_place(cpuc, pair, 3, true);

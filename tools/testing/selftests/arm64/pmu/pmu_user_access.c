@@ -13,7 +13,8 @@
  *     right after a task with access ran on the same CPU; a task with
  *     access reads 0 from counters it does not own, idle or held by a
  *     CPU-wide event, and its own read stays exact beside CPU-wide
- *     events; clearing the sysctl makes the next read trap;
+ *     events; an unprivileged task reads 0 from a kernel-only counter
+ *     root attached to it; clearing the sysctl makes the next read trap;
  *   - a reader keeps its access while rotation takes its event off and
  *     puts it back on a counter: it falls back to read(), it never traps.
  *
@@ -25,6 +26,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pmu_lib.h"
 #include "pmu_user_read.h"
@@ -462,6 +464,81 @@ static void test_cpu_wide_counters_hidden(void)
 			   "cpu_wide_counters_read_zero");
 }
 
+#define PARANOID_SYSCTL	"/proc/sys/kernel/perf_event_paranoid"
+#define NOBODY		65534
+
+/* In a child: become nobody, wait for root's event, count what leaks */
+static int unprivileged_foreign_counters(int ready, int go)
+{
+	char c = 0;
+	int bad;
+
+	if (setgid(NOBODY) || setuid(NOBODY) || write(ready, &c, 1) != 1 ||
+	    read(go, &c, 1) != 1)
+		return 255;
+	bad = count_visible_foreign_counters();
+	return bad < 0 ? 255 : bad > 100 ? 100 : bad;
+}
+
+/*
+ * Root counts an unprivileged task's kernel work (perf stat -e
+ * inst_retired:k -p PID) while the task reads its own rdpmc event: the
+ * task opened only the EL0 count of itself (perf_event_paranoid 2), so
+ * root's counter must read 0 or trap, never its kernel count.
+ */
+static void test_attached_counters_hidden(void)
+{
+	int ready[2], go[2], status = 0, fd = -1;
+	struct perf_event_attr attr;
+	char paranoid[8] = "2", c = 0;
+	int64_t count = -1;
+	pid_t pid;
+
+	pmu_read_sysfs(PARANOID_SYSCTL, paranoid, sizeof(paranoid));
+	if (pipe(ready) || pipe(go) || pmu_write_file(PARANOID_SYSCTL, "2")) {
+		pmu_result(false, "attached_counters_hidden");
+		return;
+	}
+	pid = fork();
+	if (pid == 0)
+		_exit(unprivileged_foreign_counters(ready[1], go[0]));
+	close(ready[1]);
+	close(go[0]);
+	if (pid > 0 && read(ready[0], &c, 1) == 1) {
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = pmu.type;
+		attr.config = ARMV8_EVT_INST_RETIRED;
+		attr.exclude_user = 1;
+		fd = syscall(__NR_perf_event_open, &attr, pid, -1, -1, 0);
+		if (fd < 0)
+			ksft_print_msg("attach to %d: %s\n", pid, strerror(errno));
+	}
+	if (write(go[1], &c, 1) != 1)
+		ksft_print_msg("could not start the reader\n");
+	close(go[1]);
+	close(ready[0]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	if (fd >= 0) {
+		count = pmu_read_count(fd);
+		close(fd);
+	}
+	pmu_write_file(PARANOID_SYSCTL, paranoid);
+	ksft_print_msg("root's kernel count of the reader %" PRId64
+		       ", foreign counters the reader saw %d\n", count,
+		       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 255 || count <= 0) {
+		pmu_result(false, "attached_counters_hidden");
+		return;
+	}
+	/* Without PMUv3p9 mainline opens every counter to EL0 (a leak) */
+	if (pmu_kernel_mainline())
+		pmu_result(WEXITSTATUS(status) > 0, "mainline_attached_counters_visible");
+	else
+		pmu_result(WEXITSTATUS(status) == 0, "attached_counters_hidden");
+}
+
 static void test_sysctl_off_revokes(void)
 {
 	struct pmu_user_event ev;
@@ -591,7 +668,7 @@ int main(void)
 	ksft_print_header();
 	pmu_find_or_skip(&pmu);
 	pin_to_cpu0();
-	ksft_set_plan(14);
+	ksft_set_plan(15);
 
 	/* Before anything is granted: no rdpmc event, so mrs traps */
 	{
@@ -620,6 +697,7 @@ int main(void)
 	test_child_without_event_traps();
 	test_unowned_counters_read_zero();
 	test_cpu_wide_counters_hidden();
+	test_attached_counters_hidden();
 	test_sysctl_off_revokes();
 	test_reader_survives_rotation();
 
