@@ -1142,12 +1142,15 @@ static int armv8pmu_check_attr(const struct arm_pmu *cpu_pmu,
  * @task_bound: the event counts for one task rather than for a whole CPU
  * @nr_pmus: how many PMUv3 PMUs the system has
  *
- * With several PMUs an event number may mean another event on the other
- * CPUs: the event must name its PMU. EL0 cannot read a chained pair
- * consistently: a long event needs one 64-bit register.
+ * With several PMUs a raw event number may mean another event on the
+ * other CPUs: it must come with its PMU's type. A generic event means the
+ * same on each, and perf core binds it to one PMU (the one it names in
+ * config's upper half, as perf's tools open cycles and instructions per
+ * PMU), whose counters alone its user page then shows. EL0 cannot read a
+ * chained pair consistently: a long event needs one 64-bit register.
  *
- * Return: 0, -EINVAL for an event not bound to a task, -EOPNOTSUPP for a
- * generic type with several PMUs or long with no 64-bit counter to hold it.
+ * Return: 0, -EINVAL for an event not bound to a task, -EOPNOTSUPP for
+ * PERF_TYPE_RAW with several PMUs or long with no 64-bit counter to hold it.
  */
 static int armv8pmu_check_user_access(const struct arm_pmu *cpu_pmu,
 				      const struct perf_event_attr *attr, u32 evnum,
@@ -1155,7 +1158,7 @@ static int armv8pmu_check_user_access(const struct arm_pmu *cpu_pmu,
 {
 	if (!task_bound)
 		return -EINVAL;
-	if (nr_pmus > 1 && attr->type != cpu_pmu->pmu.type)
+	if (nr_pmus > 1 && attr->type == PERF_TYPE_RAW)
 		return -EOPNOTSUPP;
 	if ((attr->config1 & ARMV8PMU_CFG1_LONG) && !armv8pmu_has_64bit_evcntrs(cpu_pmu) &&
 	    armv8pmu_dedicated_counter(cpu_pmu, attr, evnum) < 0)

@@ -8,10 +8,13 @@
  *   - the two PMUs list disjoint CPU sets in their sysfs `cpus` files;
  *   - from a task pinned to a PMU's CPUs, instructions:u opened with that
  *     PMU's type counts the known loop exactly;
- *   - rdpmc (config1:1) with a generic type (PERF_TYPE_HARDWARE, with or
- *     without the PMU type in config's upper half, PERF_TYPE_HW_CACHE,
- *     PERF_TYPE_RAW) is refused with EOPNOTSUPP, while the same events
- *     without rdpmc open;
+ *   - rdpmc (config1:1) with PERF_TYPE_RAW, whose event number may mean
+ *     another event on the other PMU, is refused with EOPNOTSUPP, while
+ *     the same event without rdpmc opens; with a generic type
+ *     (PERF_TYPE_HARDWARE, PERF_TYPE_HW_CACHE) it opens, and one that
+ *     names its PMU (the type in config's upper half, as perf's tools
+ *     open the cycles and instructions of each PMU) is read exactly from
+ *     EL0 on that PMU's CPUs;
  *   - rdpmc with the PMU's own type, from a task pinned to its CPUs: the
  *     user read (mmap page + mrs) follows the loop exactly and agrees with
  *     read();
@@ -225,13 +228,19 @@ static void attr_for(struct perf_event_attr *attr, uint32_t type, uint64_t confi
 	attr->config1 = config1;
 }
 
-/* Open an rdpmc INST_RETIRED event on pmu and map its page; -errno */
-static int user_event_open(struct pmu_user_event *ev, const struct hetero_pmu *pmu)
+/* Open an rdpmc event of this task and map its page; -errno */
+static int user_event_open_as(struct pmu_user_event *ev, uint32_t type, uint64_t config)
 {
 	struct perf_event_attr attr;
 
-	attr_for(&attr, pmu->info.type, ARMV8_EVT_INST_RETIRED, PMU_CFG1_RDPMC);
+	attr_for(&attr, type, config, PMU_CFG1_RDPMC);
 	return pmu_user_event_open(ev, &attr);
+}
+
+/* Open an rdpmc INST_RETIRED event on pmu and map its page; -errno */
+static int user_event_open(struct pmu_user_event *ev, const struct hetero_pmu *pmu)
+{
+	return user_event_open_as(ev, pmu->info.type, ARMV8_EVT_INST_RETIRED);
 }
 
 static void test_disjoint(void)
@@ -281,10 +290,10 @@ static void test_count_exact(int k)
 }
 
 /*
- * A generic event with rdpmc: EOPNOTSUPP; the same without rdpmc opens
- * (so the refusal is about user access, not the event).
+ * An event with rdpmc: EOPNOTSUPP if @refused, else it opens; the same
+ * without rdpmc opens (so a refusal is about user access, not the event).
  */
-static void test_generic(const char *name, uint32_t type, uint64_t config)
+static void test_generic(const char *name, uint32_t type, uint64_t config, bool refused)
 {
 	struct perf_event_attr attr;
 	int with, without;
@@ -300,7 +309,7 @@ static void test_generic(const char *name, uint32_t type, uint64_t config)
 	ksft_print_msg("%s: with rdpmc %s, without %s\n", name,
 		       with >= 0 ? "opened" : strerror(-with),
 		       without >= 0 ? "opened" : strerror(-without));
-	pmu_result(with == -EOPNOTSUPP && without >= 0, name);
+	pmu_result((refused ? with == -EOPNOTSUPP : with >= 0) && without >= 0, name);
 }
 
 /*
@@ -314,7 +323,7 @@ static void test_hw_cache(void)
 		PERF_COUNT_HW_CACHE_LL, PERF_COUNT_HW_CACHE_DTLB,
 		PERF_COUNT_HW_CACHE_ITLB, PERF_COUNT_HW_CACHE_BPU,
 	};
-	static const char name[] = "rdpmc_hw_cache_type_eopnotsupp";
+	static const char name[] = "rdpmc_hw_cache_type_opens";
 	struct perf_event_attr attr;
 	unsigned int i;
 	int fd;
@@ -329,7 +338,7 @@ static void test_hw_cache(void)
 		if (fd < 0)
 			continue;
 		close(fd);
-		test_generic(name, PERF_TYPE_HW_CACHE, config);
+		test_generic(name, PERF_TYPE_HW_CACHE, config, false);
 		return;
 	}
 	pmu_skip(name, "the PMU counts no HW_CACHE event, with or without rdpmc");
@@ -393,7 +402,13 @@ static bool user_read_exact(struct pmu_user_event *ev, const char *pmu_name)
 	return ok;
 }
 
-static void test_rdpmc_own_type(int k)
+/*
+ * From a task pinned to PMU k's CPUs, an rdpmc event opened as @type and
+ * @config (INST_RETIRED with the PMU's type, or instructions naming it;
+ * @what, in the test's name, says which): the user read follows the loop
+ * exactly and agrees with read()
+ */
+static void test_rdpmc_user_read(int k, const char *what, uint32_t type, uint64_t config)
 {
 	struct hetero_pmu *pmu = &pmus[k];
 	struct pmu_user_event ev;
@@ -401,12 +416,12 @@ static void test_rdpmc_own_type(int k)
 	bool ok;
 	int ret;
 
-	snprintf(name, sizeof(name), "pmu%d_rdpmc_user_read_matches_read", k);
+	snprintf(name, sizeof(name), "pmu%d_rdpmc_%suser_read_matches_read", k, what);
 	if (pin(&pmu->cpus)) {
 		pmu_result(false, name);
 		return;
 	}
-	ret = user_event_open(&ev, pmu);
+	ret = user_event_open_as(&ev, type, config);
 	if (ret) {
 		ksft_print_msg("%s: rdpmc open: %s\n", pmu->info.name, strerror(-ret));
 		pmu_result(false, name);
@@ -545,24 +560,26 @@ int main(void)
 	sort_pmus();
 	pmu_user_access_enable();
 
-	ksft_set_plan(1 + 2 * 2 + 4 + 3 + 1);
+	ksft_set_plan(1 + 2 * 2 + 3 + 2 * 2 + 3 + 1);
 	test_disjoint();
 	for (k = 0; k < 2; k++)
 		test_count_exact(k);
 
-	/* Pinned to PMU 0's CPUs: the refusal is about the type alone */
+	/* Pinned to PMU 0's CPUs: what is refused is the type alone */
 	pin(&pmus[0].cpus);
-	test_generic("rdpmc_hardware_type_eopnotsupp", PERF_TYPE_HARDWARE,
-		     PERF_COUNT_HW_INSTRUCTIONS);
-	test_generic("rdpmc_hardware_type_naming_pmu_eopnotsupp", PERF_TYPE_HARDWARE,
-		     (uint64_t)pmus[0].info.type << PERF_PMU_TYPE_SHIFT |
-		     PERF_COUNT_HW_INSTRUCTIONS);
+	test_generic("rdpmc_hardware_type_opens", PERF_TYPE_HARDWARE,
+		     PERF_COUNT_HW_INSTRUCTIONS, false);
 	test_hw_cache();
 	test_generic("rdpmc_raw_type_eopnotsupp", PERF_TYPE_RAW,
-		     ARMV8_EVT_INST_RETIRED);
+		     ARMV8_EVT_INST_RETIRED, true);
 
-	for (k = 0; k < 2; k++)
-		test_rdpmc_own_type(k);
+	for (k = 0; k < 2; k++) {
+		test_rdpmc_user_read(k, "", pmus[k].info.type,
+				     ARMV8_EVT_INST_RETIRED);
+		test_rdpmc_user_read(k, "hardware_type_naming_pmu_", PERF_TYPE_HARDWARE,
+				     (uint64_t)pmus[k].info.type << PERF_PMU_TYPE_SHIFT |
+				     PERF_COUNT_HW_INSTRUCTIONS);
+	}
 	test_follows_cpu();
 	test_other_pmu_busy();
 
