@@ -6,6 +6,7 @@
 #                 "N passed, N failed, N skipped"
 #   make check-all  the gate and the reference suites: base 6.12, mainline 7.3,
 #                 make deb's packages, the modes the gate already covers
+#   make check-ref  the reference suites alone, after a make check that passed
 #   make bench    hot-path costs of our driver against the base's and mainline's, in guest
 #                 instructions (reported, never asserted)
 #   make deb      our kernel as Debian packages, with Debian's arm64 config
@@ -22,7 +23,7 @@ H := harness
 export CACHE ?= $(HOME)/.cache/arm64-pmu
 
 .PHONY: help deps need-deps base kernel perf tests initramfs qemu-build \
-	boot-deps qemu run demo check check-all series series-check bench base-edit \
+	boot-deps qemu run demo check check-all check-ref series series-check bench base-edit \
 	base-refresh deb deb-check fdo-check
 
 help:
@@ -79,6 +80,9 @@ check: need-deps
 
 check-all: need-deps
 	@$(H)/check.sh all
+
+check-ref: need-deps
+	@$(H)/check.sh ref
 
 series: need-deps
 	@$(H)/series.sh

@@ -187,12 +187,13 @@ lock_holders() {
 }
 
 # suite_rows TIER: the suites of harness/suites.txt that TIER runs (check:
-# the gate's; all: every row), without comments and the tier column, one
-# "name|kernel|knobs|plans" a line (check.sh's schedule, deb.sh check)
+# the gate's; all: every row; ref: the rows only check-all runs), without
+# comments and the tier column, one "name|kernel|knobs|plans" a line
+# (check.sh's schedule, deb.sh check)
 suite_rows() {
 	sed 's/#.*//; /^[[:space:]]*$/d; s/[[:space:]]*|[[:space:]]*/|/g; s/[[:space:]]*$//' \
 		"$HARNESS/suites.txt" |
 		awk -F'|' -v OFS='|' -v tier="$1" '
 			$2 != "check" && $2 != "all" { print "suites.txt: bad tier " $2 > "/dev/stderr"; exit 1 }
-			tier == "all" || $2 == tier { print $1, $3, $4, $5 }'
+			tier == "all" || $2 == (tier == "ref" ? "all" : tier) { print $1, $3, $4, $5 }'
 }
