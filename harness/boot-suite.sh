@@ -62,6 +62,33 @@ stamp() {
 	done
 }
 
+# Our QEMU's models report a reserved value the guest wrote in QEMU's
+# -d guest_errors log (harness/qemu/README.md lists the messages, and
+# nothing else there is ours): one result for a kernel whose drivers are
+# ours, a comment for the reference kernels.
+MODEL_MSGS='^(BRBE froze with BRBCR_EL1\.TS 0b00|BRBFCR_EL1: reserved|PMBLIMITR_EL1: reserved)'
+export MODEL_LOG=$log.models
+rm -f "$MODEL_LOG"
+model_result() {
+	local name=${log##*/} n
+	name=${name%.log}
+	n=$(grep -cE "$MODEL_MSGS" "$MODEL_LOG" 2>/dev/null || true)
+	echo "TAP version 13"
+	echo "# models: ${n:-0} reserved values written"
+	grep -E "$MODEL_MSGS" "$MODEL_LOG" 2>/dev/null | sort | uniq -c | sed 's/^ */# model: /'
+	case "$kernel" in
+	base|mainline) ;;
+	*)
+		if [ "${n:-0}" = 0 ]; then
+			echo "ok 1 ${name}_models_saw_no_reserved_value"
+		else
+			echo "not ok 1 ${name}_models_saw_no_reserved_value"
+		fi
+		echo "1..1"
+		;;
+	esac
+}
+
 # The time limit is a backstop for a hung guest: a boot shares the machine
 # with other boots and builds, so it is twice qemu.sh's default.
 start=$SECONDS
@@ -72,6 +99,8 @@ if [ "$rc" = 125 ]; then
 	name=${log##*/}
 	echo "not ok 1 ${name%.log}_guest_finished # crashed or timed out" >> "$log.tmp"
 fi
+model_result >> "$log.tmp"
+rm -f "$MODEL_LOG"
 # Wall time, for make check's summary (where the time goes)
 echo "# boot-suite: $((SECONDS - start)) s" >> "$log.tmp"
 mv "$log.tmp" "$log"

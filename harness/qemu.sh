@@ -20,6 +20,8 @@
 # ACPI=1 (boot through UEFI firmware, EFI_FW, default Debian's edk2 for the
 # virt board, qemu-efi-aarch64, with acpi=force: the kernel takes the CPUs,
 # the GIC and the PMU interrupts from QEMU's ACPI tables, not a DT).
+# MODEL_LOG (a file: QEMU's -d guest_errors log, where our models report a
+# reserved value the guest wrote; boot-suite.sh checks it).
 # KARCH=arm boots the 32-bit Arm kernel (harness/kernel.sh KARCH=arm) on the
 # same AArch64 CPU model running AArch32 at EL1 and EL0, with its own
 # initramfs (harness/arm32/initramfs.sh); one vCPU, no SHARE, DTB or ACPI.
@@ -154,6 +156,7 @@ arm32_args() {
 	   -device "loader,file=$2/virt.dtb,addr=$ARM32_DTB,force-raw=on"
 	   -device "loader,file=$1,addr=$ARM32_INITRD,force-raw=on")
 	[ -n "$ICOUNT" ] && a+=(-icount "$ICOUNT")
+	[ -n "${MODEL_LOG:-}" ] && a+=(-d guest_errors -D "$MODEL_LOG")
 	printf '%s\n' "${a[@]}"
 }
 
@@ -167,6 +170,7 @@ qemu_args() {
 		 -smp "$SMP" -m "$MEM" -kernel "$IMAGE" -initrd "$1"
 		 -append "$(kernel_args)" -nic none -no-reboot)
 	[ -n "$ICOUNT" ] && a+=(-icount "$ICOUNT")
+	[ -n "${MODEL_LOG:-}" ] && a+=(-d guest_errors -D "$MODEL_LOG")
 	# The firmware loads -kernel, -initrd and -append from QEMU's fw_cfg
 	# and starts the kernel's EFI stub; QEMU hands it the ACPI tables
 	# (MADT: one GICC per CPU with its PMU's interrupt) the same way.

@@ -15,6 +15,7 @@
 #include <linux/percpu.h>
 #include <linux/static_call.h>
 #include <linux/perf/arm_pmu.h>
+#include <linux/perf/arm_pmuv3.h>
 #include <linux/perf_event.h>
 
 #include <asm/brbe.h>
@@ -457,6 +458,25 @@ static bool brbe_config_equal(const struct brbe_config *a,
 	return a->cr == b->cr && a->fcr == b->fcr;
 }
 
+/*
+ * A freeze (FZP) whose overflow interrupt never came, because its event
+ * was stopped or deleted first with interrupts masked, would leave the
+ * buffer paused for every branch event still scheduled: restart it empty.
+ * Outside an interrupt's snapshot only a freeze pauses a buffer in use;
+ * one whose overflow is still flagged waits for its interrupt, as a
+ * resume would only freeze again (ShouldBRBEFreeze() is level-sensitive).
+ */
+static void brbe_thaw(struct brbe_cpu *bc)
+{
+	if (!bc->users || bc->snapped ||
+	    !(read_sysreg_s(SYS_BRBFCR_EL1) & BRBFCR_EL1_PAUSED) ||
+	    (read_sysreg(pmovsclr_el0) &
+	     GENMASK(ARMV8_PMU_MAX_GENERAL_COUNTERS - 1, 0)))
+		return;
+	asm volatile(__msr_s(OP_BRB_IALL, "xzr"));
+	write_sysreg_s(bc->cfg.fcr, SYS_BRBFCR_EL1);
+}
+
 /**
  * brbe_enable() - program the buffer for a changed set of branch events
  * @cpuc: this CPU's PMU events
@@ -465,7 +485,7 @@ static bool brbe_config_equal(const struct brbe_config *a,
  * parked for a set without branch events, and only resumes for one that
  * programs it alike (a context switch between tasks with the same
  * filters): the caller's ISB completes the emptying and the write, while
- * nothing is recorded.
+ * nothing is recorded. An unchanged set gets a lost freeze undone.
  */
 void brbe_enable(struct pmu_hw_events *cpuc)
 {
@@ -473,8 +493,12 @@ void brbe_enable(struct pmu_hw_events *cpuc)
 	struct brbe_config cfg = { };
 	int idx;
 
-	if (!bc->changed || !bc->numrec)
+	if (!bc->numrec)
 		return;
+	if (!bc->changed) {
+		brbe_thaw(bc);
+		return;
+	}
 	bc->changed = false;
 
 	for (idx = 0; idx < ARMPMU_MAX_HWEVENTS; idx++) {

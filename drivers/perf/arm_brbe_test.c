@@ -713,6 +713,63 @@ static void brbe_test_write_config(struct kunit *test)
 }
 
 /*
+ * A freeze whose overflow interrupt never came (its event was deleted
+ * with interrupts masked): the next enable of the same set of branch
+ * events must restart the buffer, or every stack left is empty.
+ */
+static void brbe_test_lost_freeze_thawed(struct kunit *test)
+{
+	struct brbe_config cfg = { .cr = CR(E0BRE), .fcr = FCR(DIRECT) };
+	struct pmu_hw_events *cpuc;
+	struct brbe_config old_cfg;
+	unsigned int old_users;
+	bool old_changed, old_parked, old_snapped;
+	struct brbe_cpu *bc;
+	unsigned long flags;
+	u64 fcr;
+
+	cpuc = kunit_kzalloc(test, sizeof(*cpuc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cpuc);
+	local_irq_save(flags);
+	bc = this_cpu_ptr(&brbe_cpu);
+	if (!bc->numrec) {
+		local_irq_restore(flags);
+		kunit_skip(test, "no BRBE on this CPU");
+	}
+	old_users = bc->users;
+	old_changed = bc->changed;
+	old_parked = bc->parked;
+	old_snapped = bc->snapped;
+	old_cfg = bc->cfg;
+
+	/* One branch event programmed, then the freeze of an overflow */
+	bc->users = 1;
+	bc->changed = false;
+	bc->parked = false;
+	bc->snapped = false;
+	bc->cfg = cfg;
+	brbe_write_config(&cfg);
+	write_sysreg_s(cfg.fcr | BRBFCR_EL1_PAUSED, SYS_BRBFCR_EL1);
+	isb();
+	brbe_enable(cpuc);
+	isb();
+	fcr = read_sysreg_s(SYS_BRBFCR_EL1);
+
+	bc->users = old_users;
+	bc->changed = old_changed;
+	bc->parked = old_parked;
+	bc->snapped = old_snapped;
+	bc->cfg = old_cfg;
+	brbe_write_config(&old_cfg);
+	if (old_parked)
+		write_sysreg_s(old_cfg.fcr | BRBFCR_EL1_PAUSED, SYS_BRBFCR_EL1);
+	isb();
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ(test, fcr, cfg.fcr);
+}
+
+/*
  * bpf_get_branch_snapshot() from a pseudo-NMI: the handler runs with I
  * and F set and A clear, and must get exactly that back. With priority
  * masking, local_daif_restore() would clear I there (PMR at
@@ -758,6 +815,7 @@ static struct kunit_case brbe_test_cases[] = {
 	KUNIT_CASE(brbe_test_filter_hidden_side),
 	KUNIT_CASE(brbe_test_filter_hv),
 	KUNIT_CASE(brbe_test_write_config),
+	KUNIT_CASE(brbe_test_lost_freeze_thawed),
 	KUNIT_CASE(brbe_test_snapshot_keeps_daif),
 	{}
 };

@@ -24,6 +24,7 @@
 #include <linux/string.h>
 #include <linux/sysctl.h>
 #include <linux/sysfs.h>
+#include <linux/topology.h>
 
 #include <asm/irq_regs.h>
 #include <asm/virt.h>
@@ -105,13 +106,20 @@ static bool armv8pmu_event_implemented(const struct arm_pmu *cpu_pmu, u32 evnum)
 	return true;
 }
 
-/* The 64-bit counter dedicated to an event, or -1; only PMEVTYPER has TH */
+/*
+ * The 64-bit counter dedicated to an event, or -1; only PMEVTYPER has TH.
+ * PMCCNTR_EL0's overflow never freezes BRBE (the Arm ARM's
+ * CheckPMUOverflowCondition() excludes it for BRBEFreeze): a branch
+ * stack sampled from it would end in the interrupt's entry path.
+ */
 static int armv8pmu_dedicated_counter(const struct arm_pmu *cpu_pmu,
 				      const struct perf_event_attr *attr, u32 evnum)
 {
 	if (FIELD_GET(ARMV8PMU_CFG1_THRESHOLD, attr->config1))
 		return -1;
-	if (evnum == ARMV8_PMUV3_PERFCTR_CPU_CYCLES)
+	if (evnum == ARMV8_PMUV3_PERFCTR_CPU_CYCLES &&
+	    !(attr->sample_type & PERF_SAMPLE_BRANCH_STACK) &&
+	    test_bit(ARMV8_PMU_CYCLE_IDX, cpu_pmu->cntr_mask))
 		return ARMV8_PMU_CYCLE_IDX;
 	/* The user page has no index for PMICNTR_EL0: user readers stay off it */
 	if (attr->config1 & ARMV8PMU_CFG1_RDPMC)
@@ -655,12 +663,19 @@ static void armv8pmu_counter_enable(struct perf_event *event)
 		write_pmcntenset(cntrs);
 }
 
+/*
+ * An overflow flagged but not yet handled goes with its counter: a flag
+ * left set freezes BRBE at every resume (ShouldBRBEFreeze() ignores the
+ * enables). perf stops counting (PMCR_EL0.E) before this, so nothing
+ * flags the counter again.
+ */
 static void armv8pmu_counter_disable(struct perf_event *event)
 {
 	u64 cntrs = armv8pmu_event_cntrs(event);
 
 	write_pmcntenclr(cntrs);
 	write_pmintenclr(cntrs);
+	write_pmovsclr(cntrs);
 	if (armv8pmu_kvm_switched(&event->attr))
 		kvm_clr_pmu_events(cntrs);
 }
@@ -811,8 +826,12 @@ static void armv8pmu_user_access_grant(struct arm_pmu *cpu_pmu,
 {
 	u64 task = armv8pmu_task_counters(cpuc);
 	unsigned long idle = cpu_pmu->cntr_mask[0] & ~cpuc->used_mask[0];
-	u32 enable = ARMV8_PMU_USERENR_ER | ARMV8_PMU_USERENR_CR;
+	u32 enable = ARMV8_PMU_USERENR_ER;
 	int idx;
+
+	/* A cycle counter the PMU does not use is not zeroed: not readable */
+	if (test_bit(ARMV8_PMU_CYCLE_IDX, cpu_pmu->cntr_mask))
+		enable |= ARMV8_PMU_USERENR_CR;
 
 	if (armv8pmu_has_pmuacr(cpu_pmu)) {
 		armv8pmu_write_pmuacr(task);
@@ -1264,6 +1283,17 @@ static int armv8pmu_event_filter_set(struct hw_perf_event *hwc,
 	return 0;
 }
 
+/*
+ * On a multi-threaded core PMCCNTR_EL0 counts the processor's clock, not
+ * the PE's (the Arm ARM, D13.1.3): it runs on while the PE waits in WFI
+ * and a sibling does not. CPU_CYCLES then goes on an event counter, and
+ * the PMU leaves the cycle counter out of the counters it schedules on.
+ */
+static bool armv8pmu_cpu_has_smt(unsigned int cpu)
+{
+	return cpumask_weight(topology_sibling_cpumask(cpu)) > 1;
+}
+
 /* PMCEID0/1's low halves announce 0x00-0x3f, their high ones 0x4000 on */
 static void armv8pmu_probe_cpu(void *info)
 {
@@ -1275,7 +1305,8 @@ static void armv8pmu_probe_cpu(void *info)
 		return;
 
 	bitmap_set(cpu_pmu->cntr_mask, 0, FIELD_GET(ARMV8_PMU_PMCR_N, read_pmcr()));
-	__set_bit(ARMV8_PMU_CYCLE_IDX, cpu_pmu->cntr_mask);
+	if (!armv8pmu_cpu_has_smt(smp_processor_id()))
+		__set_bit(ARMV8_PMU_CYCLE_IDX, cpu_pmu->cntr_mask);
 	if (pmuv3_has_icntr())
 		__set_bit(ARMV8_PMU_INSTR_IDX, cpu_pmu->cntr_mask);
 

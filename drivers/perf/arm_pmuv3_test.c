@@ -426,6 +426,20 @@ static void test_user_access_avoids_instruction_counter(struct kunit *test)
 			ARMV8_PMU_CYCLE_IDX);
 }
 
+/* PMCCNTR_EL0's overflow does not freeze BRBE: branch stacks stay off it */
+static void test_branch_stack_avoids_cycle_counter(struct kunit *test)
+{
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3P5);
+	struct perf_event_attr attr = { .sample_type = PERF_SAMPLE_BRANCH_STACK };
+
+	KUNIT_EXPECT_EQ(test, armv8pmu_dedicated_counter(cpu_pmu, &attr,
+							 ARMV8_PMUV3_PERFCTR_CPU_CYCLES), -1);
+	attr.sample_type = PERF_SAMPLE_IP;
+	KUNIT_EXPECT_EQ(test, armv8pmu_dedicated_counter(cpu_pmu, &attr,
+							 ARMV8_PMUV3_PERFCTR_CPU_CYCLES),
+			ARMV8_PMU_CYCLE_IDX);
+}
+
 static void test_user_index_is_counter_plus_one(struct kunit *test)
 {
 	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3P5);
@@ -536,7 +550,6 @@ static int test_add(struct kunit *test, struct pmu_hw_events *cpuc,
 	return idx;
 }
 
-
 /* Put event on counter idx of cpuc, as the framework's add does */
 static void test_place(struct pmu_hw_events *cpuc, struct perf_event *event,
 		       int idx, bool task_bound)
@@ -599,6 +612,17 @@ static void test_cycles_take_cycle_counter(struct kunit *test)
 			ARMV8_PMU_CYCLE_IDX);
 	/* Once it is taken, cycles go to an event counter */
 	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_CYCLES, 0), 0);
+}
+
+/* A PMU of SMT cores leaves the cycle counter out: cycles count on another */
+static void test_smt_cycles_take_event_counter(struct kunit *test)
+{
+	struct pmu_hw_events *cpuc = test_cpuc(test);
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3);
+
+	__clear_bit(ARMV8_PMU_CYCLE_IDX, cpu_pmu->cntr_mask);
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_CYCLES, 0), 0);
+	KUNIT_EXPECT_EQ(test, test_add(test, cpuc, cpu_pmu, TEST_CYCLES, 0), 1);
 }
 
 static void test_threshold_cycles_avoid_cycle_counter(struct kunit *test)
@@ -809,6 +833,7 @@ static struct kunit_case armv8pmu_test_cases[] = {
 	KUNIT_CASE(test_user_access_needs_task),
 	KUNIT_CASE(test_user_access_width_follows_long),
 	KUNIT_CASE(test_user_access_avoids_instruction_counter),
+	KUNIT_CASE(test_branch_stack_avoids_cycle_counter),
 	KUNIT_CASE(test_user_index_is_counter_plus_one),
 	KUNIT_CASE(test_pmuacr_names_only_task_counters),
 	KUNIT_CASE(test_task_counters_cover_both_halves_of_pair),
@@ -818,6 +843,7 @@ static struct kunit_case armv8pmu_test_cases[] = {
 	KUNIT_CASE(test_caps_decode_pmmir),
 	KUNIT_CASE(test_caps_unknown_bus_width_reads_zero),
 	KUNIT_CASE(test_cycles_take_cycle_counter),
+	KUNIT_CASE(test_smt_cycles_take_event_counter),
 	KUNIT_CASE(test_threshold_cycles_avoid_cycle_counter),
 	KUNIT_CASE(test_instructions_take_instruction_counter),
 	KUNIT_CASE(test_instructions_without_icntr_take_event_counter),
@@ -1399,6 +1425,68 @@ static void test_el0_selector_write_keeps_sel_bits(struct kunit *test)
 	write_sysreg(0, pmselr_el0);
 }
 
+/*
+ * A counter disabled with its overflow flagged and not yet handled: the
+ * flag must go with it, or BRBE freezes again at every resume. An idle
+ * counter of this CPU stands in, interrupts masked throughout.
+ */
+static void test_counter_disable_clears_overflow(struct kunit *test)
+{
+	struct perf_event *event = kunit_kzalloc(test, sizeof(*event), GFP_KERNEL);
+	struct pmu_hw_events *cpuc;
+	struct arm_pmu *cpu_pmu;
+	unsigned long flags, idle;
+	u64 flagged;
+
+	KUNIT_ASSERT_NOT_NULL(test, event);
+	local_irq_save(flags);
+	cpu_pmu = __this_cpu_read(armv8pmu_cpu_pmu);
+	if (!cpu_pmu) {
+		local_irq_restore(flags);
+		kunit_skip(test, "no PMUv3 on this CPU");
+	}
+	cpuc = this_cpu_ptr(cpu_pmu->hw_events);
+	idle = cpu_pmu->cntr_mask[0] & ~cpuc->used_mask[0] &
+	       GENMASK(ARMV8_PMU_MAX_GENERAL_COUNTERS - 1, 0);
+	if (!idle) {
+		local_irq_restore(flags);
+		kunit_skip(test, "every event counter in use");
+	}
+	event->hw.idx = __fls(idle);
+	write_sysreg(BIT(event->hw.idx), pmovsset_el0);
+	armv8pmu_counter_disable(event);
+	isb();
+	flagged = read_pmovsclr() & BIT(event->hw.idx);
+	write_pmovsclr(BIT(event->hw.idx));
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ(test, flagged, 0);
+}
+
+/*
+ * The probed PMU of each online CPU uses its cycle counter exactly when
+ * the CPU has no SMT sibling (boot-cortex-a57-smp2 runs two threads of
+ * one core, every other boot none).
+ */
+static void test_cycle_counter_follows_smt_topology(struct kunit *test)
+{
+	unsigned int cpu, checked = 0;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct arm_pmu *cpu_pmu = per_cpu(armv8pmu_cpu_pmu, cpu);
+
+		if (!cpu_pmu)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, test_bit(ARMV8_PMU_CYCLE_IDX, cpu_pmu->cntr_mask),
+				    !armv8pmu_cpu_has_smt(cpu), "CPU %u", cpu);
+		checked++;
+	}
+	cpus_read_unlock();
+	if (!checked)
+		kunit_skip(test, "no PMUv3 CPU");
+}
+
 static struct kunit_case armv8pmu_el0_test_cases[] = {
 	KUNIT_CASE_PARAM(test_el0_counter_idx, test_el0_idx_gen_params),
 	KUNIT_CASE(test_el0_selector_picks_counter),
@@ -1406,6 +1494,8 @@ static struct kunit_case armv8pmu_el0_test_cases[] = {
 	KUNIT_CASE(test_el0_owned_counter_reads_hardware),
 	KUNIT_CASE(test_el0_other_access_refused),
 	KUNIT_CASE(test_el0_selector_write_keeps_sel_bits),
+	KUNIT_CASE(test_counter_disable_clears_overflow),
+	KUNIT_CASE(test_cycle_counter_follows_smt_topology),
 	{}
 };
 

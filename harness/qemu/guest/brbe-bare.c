@@ -714,11 +714,12 @@ static void freeze_tests(void)
 	check("no_fzp_all_recorded", rec_count(), at_most(LOOP_BRANCHES - 1));
 
 	/*
-	 * The cycle counter belongs to BRBCR_EL1.FZP's range. It counts at
-	 * EL1 only (PMCCFILTR_EL0 NSH clear), one cycle per instruction
-	 * under -icount shift=0, and starts 41 cycles from its 32-bit
-	 * overflow: loop_el1's MOV and 20 SUBS/B.NE pairs. The overflow
-	 * timer runs after the 20th B.NE, which is recorded: 20 records.
+	 * The cycle counter's overflow never freezes BRBE, FZP or not
+	 * (CheckPMUOverflowCondition(PMUOverflowCondition_BRBEFreeze) leaves
+	 * CCNTR out). It counts at EL1 only (PMCCFILTR_EL0 NSH clear), one
+	 * cycle per instruction under -icount shift=0, and starts 41 cycles
+	 * from its 32-bit overflow: it overflows at loop_el1's 20th B.NE, its
+	 * interrupt enabled, and every branch of the loop is still recorded.
 	 */
 	wr(E1BRE | FZP, BRBCR_EL1);
 	wr(F_ALL, BRBFCR_EL1);
@@ -732,10 +733,35 @@ static void freeze_tests(void)
 	wr(PMCR_E, pmcr_el0);
 	wr(1UL << 31, pmcntenset_el0);
 	run_lower(loop_el1, SPSR_EL1H);
-	check("fzp_cycle_counter_pauses", rd(BRBFCR_EL1) & PAUSED, PAUSED);
-	check("fzp_cycle_counter_records", rec_count(), 20);
+	check("fzp_cycle_counter_overflowed", rd(pmovsclr_el0) >> 31 & 1, 1);
+	check("fzp_cycle_counter_no_pause", rd(BRBFCR_EL1) & PAUSED, 0);
+	check("fzp_cycle_counter_all_recorded", rec_count(), at_most(LOOP_BRANCHES - 1));
 	wr(~0UL, pmcntenclr_el0);
 	wr(~0UL, pmovsclr_el0);
+
+	/*
+	 * An event counter's flag alone is the condition: with its counter,
+	 * its interrupt and PMCR_EL0.E all disabled, a flag set freezes at
+	 * the return to EL1 (EL2 is prohibited here), before any branch,
+	 * and freezes again at every resume until it is cleared.
+	 */
+	wr(~0UL, pmintenclr_el1);
+	wr(0, pmcr_el0);
+	wr(E1BRE | FZP, BRBCR_EL1);
+	wr(F_ALL, BRBFCR_EL1);
+	brb_iall();
+	wr(1UL, pmovsset_el0);
+	run_lower(loop_el1, SPSR_EL1H);
+	check("fzp_flag_without_enables_pauses", rd(BRBFCR_EL1) & PAUSED, PAUSED);
+	check("fzp_flag_without_enables_records", rec_count(), 0);
+	wr(F_ALL, BRBFCR_EL1);
+	run_lower(loop_el1, SPSR_EL1H);
+	check("fzp_flag_left_pauses_again", rd(BRBFCR_EL1) & PAUSED, PAUSED);
+	check("fzp_flag_left_records", rec_count(), 0);
+	wr(~0UL, pmovsclr_el0);
+	wr(F_ALL, BRBFCR_EL1);
+	run_lower(loop_el1, SPSR_EL1H);
+	check("fzp_flag_cleared_records", rec_count(), at_most(LOOP_BRANCHES - 1));
 
 	if (n < 2) {
 		ok("fzp_hpmn_range # SKIP fewer than 2 counters", 1);

@@ -33,6 +33,8 @@
  *   - a host event's overflow while the guest runs (the hardware freezes
  *     the guest's buffer on any counter's) leaves the guest unpaused, its
  *     last branch recorded;
+ *   - the guest's cycle counter overflowing with FZP set leaves the guest
+ *     unpaused too: the cycle counter never freezes BRBE;
  *   - a buffer the guest paused itself stays paused, its records kept,
  *     across an exit.
  *
@@ -61,6 +63,9 @@
 #include "vpmu_vm.h"
 
 #define BRBCR_FZP		BIT(8)
+#define BRBCR_TS_VIRTUAL	(1UL << 5)
+/* A freeze captures the timestamp TS selects: TS 0b00 is reserved */
+#define BRBCR_FREEZE		(BRBCR_FZP | BRBCR_TS_VIRTUAL)
 #define BRBCR_ERTN		BIT(22)
 #define BRBCR_EXCEPTION		BIT(23)
 
@@ -75,10 +80,12 @@
 #define BRBFCR_PAUSED		BIT(7)
 
 #define PMCR_E			BIT(0)
+#define PMCR_LC			BIT(6)
 #define PMOVS_ALL		GENMASK(31, 0)	/* the cycle counter and 31 others */
 #define EV_BR_RETIRED		0x21
 /* The guest's counter overflows at the sequence's third branch, the RET */
 #define FREEZE_AT		3
+#define CYCLES_AT		200	/* cycles to the cycle counter's overflow */
 /* The host event's period, in guest branches, and the guest's loop */
 #define HOST_PERIOD		50
 #define LOOP_BRANCHES		400
@@ -106,7 +113,7 @@
 
 enum phase {
 	PH_ID, PH_SEQ, PH_FILTER, PH_IALL, PH_ISOLATION, PH_HIDDEN, PH_NOP, PH_MID,
-	PH_FREEZE, PH_HOST_FREEZE, PH_SELF_PAUSE,
+	PH_FREEZE, PH_HOST_FREEZE, PH_SELF_PAUSE, PH_CYCLE_FREEZE,
 };
 
 /* BRBTS_EL1 values: userspace's to the guest, the guest's to userspace */
@@ -282,7 +289,7 @@ static void seq_freeze(void)
 	write_sysreg(BIT(0), pmcntenset_el0);
 	write_sysreg(read_sysreg(pmcr_el0) | PMCR_E, pmcr_el0);
 	isb();
-	((brbe_seq_cnt_fn)ASM_LABEL(brbe_seq_cnt))(BRBCR_E1BRE | BRBCR_FZP,
+	((brbe_seq_cnt_fn)ASM_LABEL(brbe_seq_cnt))(BRBCR_E1BRE | BRBCR_FREEZE,
 						   BIT_ULL(32) - FREEZE_AT);
 	guest_brbfcr = read_sysreg_s(SYS_BRBFCR_EL1);
 	guest_pmovs = read_sysreg(pmovsset_el0);
@@ -292,6 +299,37 @@ static void seq_freeze(void)
 	write_sysreg(BIT(0), pmcntenclr_el0);
 	write_sysreg(BIT(0), pmintenclr_el1);
 	write_sysreg(BIT(0), pmovsclr_el0);
+	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
+}
+
+/*
+ * brbe_loop() with FZP set and the cycle counter, its interrupt enabled,
+ * overflowing CYCLES_AT cycles in: the cycle counter never freezes BRBE.
+ */
+static void seq_cycle_freeze(void)
+{
+	uint64_t start = BIT_ULL(32) - CYCLES_AT;
+
+	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
+	brb_iall();
+	write_sysreg(PMOVS_ALL, pmovsclr_el0);
+	write_sysreg(0, pmccfiltr_el0);
+	if (read_sysreg(pmcr_el0) & PMCR_LC)
+		start = -(uint64_t)CYCLES_AT;
+	write_sysreg(start, pmccntr_el0);
+	write_sysreg(BIT(31), pmintenset_el1);
+	write_sysreg(BIT(31), pmcntenset_el0);
+	write_sysreg(read_sysreg(pmcr_el0) | PMCR_E, pmcr_el0);
+	isb();
+	((brbe_seq_fn)ASM_LABEL(brbe_loop))(BRBCR_E1BRE | BRBCR_FREEZE);
+	guest_brbfcr = read_sysreg_s(SYS_BRBFCR_EL1);
+	guest_pmovs = read_sysreg(pmovsset_el0);
+	guest_recs[0] = rec_read(0);
+
+	write_sysreg(read_sysreg(pmcr_el0) & ~PMCR_E, pmcr_el0);
+	write_sysreg(BIT(31), pmcntenclr_el0);
+	write_sysreg(BIT(31), pmintenclr_el1);
+	write_sysreg(BIT(31), pmovsclr_el0);
 	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
 }
 
@@ -358,13 +396,16 @@ static void guest_phase_run(uint64_t phase)
 	case PH_HOST_FREEZE:
 		write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
 		brb_iall();
-		((brbe_seq_fn)ASM_LABEL(brbe_loop))(BRBCR_E1BRE | BRBCR_FZP);
+		((brbe_seq_fn)ASM_LABEL(brbe_loop))(BRBCR_E1BRE | BRBCR_FREEZE);
 		guest_brbfcr = read_sysreg_s(SYS_BRBFCR_EL1);
 		guest_recs[0] = rec_read(0);
 		write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
 		break;
 	case PH_SELF_PAUSE:
 		seq_self_pause();
+		break;
+	case PH_CYCLE_FREEZE:
+		seq_cycle_freeze();
 		break;
 	case PH_NOP:
 		break;
@@ -417,7 +458,8 @@ static void run_to_sync(struct kvm_vcpu *vcpu, uint64_t want)
 static bool phase_exits(uint64_t phase)
 {
 	return phase == PH_ID || phase == PH_HIDDEN || phase == PH_FREEZE ||
-	       phase == PH_HOST_FREEZE || phase == PH_SELF_PAUSE;
+	       phase == PH_HOST_FREEZE || phase == PH_SELF_PAUSE ||
+	       phase == PH_CYCLE_FREEZE;
 }
 
 /*
@@ -744,6 +786,24 @@ static void test_host_freeze(struct kvm_vcpu *vcpu)
 	       guest_recs[0].tgt == ASM_LABEL(loop_end), "host_overflow_guest_records_to_the_end");
 }
 
+/*
+ * The guest's cycle counter overflows with FZP set: as on hardware
+ * (ShouldBRBEFreeze() leaves the cycle counter out), the guest's buffer
+ * records on, to the loop's last branch.
+ */
+static void test_cycle_freeze(struct kvm_vcpu *vcpu)
+{
+	bool ok;
+
+	ok = phase_run(vcpu, PH_CYCLE_FREEZE);
+	ksft_print_msg("cycle freeze: BRBFCR_EL1 %#lx, PMOVSSET_EL0 %#lx, record 0 %#lx -> %#lx\n",
+		       guest_brbfcr, guest_pmovs, guest_recs[0].src, guest_recs[0].tgt);
+	report(ok && (guest_pmovs & BIT(31)), "cycle_counter_overflowed");
+	report(ok && !(guest_brbfcr & BRBFCR_PAUSED), "cycle_overflow_leaves_guest_unpaused");
+	report(ok && guest_recs[0].src == ASM_LABEL(loop_last) &&
+	       guest_recs[0].tgt == ASM_LABEL(loop_end), "cycle_overflow_guest_records_to_the_end");
+}
+
 /* The guest pauses its own buffer: an exit keeps it paused, records and all */
 static void test_self_pause(struct kvm_vcpu *vcpu)
 {
@@ -797,12 +857,13 @@ int main(void)
 	if (!(dfr0 & DFR0_BRBE_MASK) && protected_kvm())
 		ksft_exit_skip("protected KVM keeps BRBE from its guests\n");
 
-	ksft_set_plan(5 + 4 + 2 + 3 + 3 + 2 + 2);
+	ksft_set_plan(5 + 4 + 2 + 3 + 3 + 2 + 3 + 2);
 	test_id_and_one_reg(vcpu);
 	test_records(vcpu);
 	test_isolation(vcpu, host_fd);
 	test_freeze(vcpu);
 	test_host_freeze(vcpu);
+	test_cycle_freeze(vcpu);
 	test_self_pause(vcpu);
 	ksft_print_msg("host instructions per round trip, guest BRBE: %lu\n",
 		       round_trip_cost(vcpu));
