@@ -111,7 +111,7 @@
  * @align: the buffer pointer's alignment, in bytes (PMBIDR_EL1.Align)
  * @count_size: the width of latency counters, in bits
  * @pmsver: ID_AA64DFR0_EL1.PMSVer
- * @evfr_res0: PMSEVFR_EL1/PMSNEVFR_EL1 bits this version cannot filter on
+ * @evfr_res0: PMSEVFR_EL1/PMSNEVFR_EL1 bits this unit cannot filter on
  */
 struct arm_spe_pmu_caps {
 	u32 features;
@@ -146,7 +146,7 @@ struct arm_spe_pmu_regs {
 /**
  * struct arm_spe_pmu_window - the next stretch of AUX buffer for the CPU
  * @pad: bytes of padding to write from the head before the window
- * @zero: bytes to clear from @start (snapshot: the half being reused)
+ * @zero: bytes to clear from @start (snapshot: the chunk being reused)
  * @start: buffer offset of PMBPTR_EL1
  * @limit: buffer offset of PMBLIMITR_EL1.LIMIT (exclusive)
  */
@@ -612,29 +612,34 @@ static void arm_spe_pmu_attr_to_regs(const struct perf_event_attr *attr,
 }
 
 /*
- * Snapshot mode: the hardware fills one half of the buffer at a time and
- * the half it enters is cleared first. The other half then always holds
- * whole records, and the one being written whole records followed by
- * zeroes, which decode as padding: a snapshot never starts mid-record.
+ * Snapshot mode: the hardware fills one chunk of the buffer at a time
+ * and the chunk it enters is cleared first. The other chunks then always
+ * hold whole records, and the one being written whole records followed
+ * by zeroes, which decode as padding: a snapshot never starts mid-record.
+ * A chunk is half the buffer up to ARM_SPE_PMU_SNAPSHOT_CHUNK_PAGES, so
+ * that the clearing done with interrupts off stays small however large
+ * the buffer (perf record -S -m,512M); more chunks mean more interrupts.
  */
+#define ARM_SPE_PMU_SNAPSHOT_CHUNK_PAGES	16
+
 static bool arm_spe_pmu_window_snapshot(unsigned long size, unsigned long head,
 					u32 align, u32 max_record,
 					struct arm_spe_pmu_window *w)
 {
-	unsigned long half = size / 2;
+	unsigned long chunk = min(size / 2, ARM_SPE_PMU_SNAPSHOT_CHUNK_PAGES * PAGE_SIZE);
 	unsigned long off = head % size;
 	unsigned long s = ALIGN(off, align);
-	unsigned long end = round_down(off, half) + half;
+	unsigned long end = round_down(off, chunk) + chunk;
 
-	if (half < max_record || half % PAGE_SIZE)
+	if (chunk < max_record || chunk % PAGE_SIZE)
 		return false;
 	if (end - min(s, end) < max_record)
 		s = end;
 	s %= size;
 	w->pad = (s - off) % size;
 	w->start = s;
-	w->zero = s % half ? 0 : half;
-	w->limit = round_down(s, half) + half;
+	w->zero = s % chunk ? 0 : chunk;
+	w->limit = round_down(s, chunk) + chunk;
 	return true;
 }
 
@@ -1094,6 +1099,30 @@ static void arm_spe_pmu_caps_from_regs(u32 pmsver, u64 pmsidr, u64 pmbidr,
 		caps->evfr_res0 = PMSEVFR_EL1_RES0_IMP;
 }
 
+/*
+ * The events an implementation has are its choice among those of its
+ * version: the filter bits of the others are RES0. Ones written to
+ * PMSEVFR_EL1 read back as the bits it filters on (mainline does the
+ * same); the version's table still bounds them, should a RES0 bit keep
+ * what was written. PMSNEVFR_EL1 filters the same events.
+ */
+static u64 arm_spe_pmu_read_evfr_impl(const struct arm_spe_pmu_caps *caps)
+{
+	u64 impl;
+
+	if (!(caps->features & ARM_SPE_FEAT_FE))
+		return 0;
+	write_sysreg_s(U64_MAX, SYS_PMSEVFR_EL1);
+	impl = read_sysreg_s(SYS_PMSEVFR_EL1);
+	write_sysreg_s(0, SYS_PMSEVFR_EL1);
+	return impl;
+}
+
+static void arm_spe_pmu_caps_limit_events(struct arm_spe_pmu_caps *caps, u64 impl)
+{
+	caps->evfr_res0 |= ~impl;
+}
+
 /* Runs on one CPU the PMU serves: read its identification registers */
 static void arm_spe_pmu_probe_cpu(void *info)
 {
@@ -1114,6 +1143,7 @@ static void arm_spe_pmu_probe_cpu(void *info)
 		return;
 	}
 	arm_spe_pmu_caps_from_regs(pmsver, read_sysreg_s(SYS_PMSIDR_EL1), pmbidr, &spe->caps);
+	arm_spe_pmu_caps_limit_events(&spe->caps, arm_spe_pmu_read_evfr_impl(&spe->caps));
 	if (spe->caps.max_record > PAGE_SIZE) {
 		dev_err(dev, "records of %u bytes exceed a page\n", spe->caps.max_record);
 		return;

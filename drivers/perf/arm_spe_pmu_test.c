@@ -69,6 +69,34 @@ static void arm_spe_test_caps_decode(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, caps.evfr_res0, PMSEVFR_EL1_RES0_V1P1);
 }
 
+/*
+ * A unit without the optional misaligned-access event (11): its filter
+ * bit read back as 0, so neither the cap nor an event may name it; a bit
+ * read back where the version has none (a RES0 bit that keeps what was
+ * written) stays refused too.
+ */
+static void arm_spe_test_caps_read_back(struct kunit *test)
+{
+	struct arm_spe_pmu_caps caps;
+	struct perf_event_attr attr;
+
+	test_caps(&caps, ID_AA64DFR0_EL1_PMSVer_V1P2, TEST_PMSIDR_FULL, 0);
+	arm_spe_pmu_caps_limit_events(&caps, ~(PMSEVFR_EL1_RES0_V1P2 | BIT_ULL(11)) | BIT_ULL(0));
+	KUNIT_EXPECT_EQ(test, arm_spe_pmu_cap_value(&caps, ARM_SPE_CAP_EVENT_FILTER),
+			0xffff0000ff06f0eaULL);
+	test_attr(&attr, 256);
+	attr.config1 = BIT_ULL(11);
+	KUNIT_EXPECT_EQ(test, arm_spe_pmu_check_attr(&caps, &attr), -EOPNOTSUPP);
+	attr.config1 = 0;
+	attr.config3 = BIT_ULL(11);
+	KUNIT_EXPECT_EQ(test, arm_spe_pmu_check_attr(&caps, &attr), -EOPNOTSUPP);
+	attr.config3 = 0;
+	attr.config1 = BIT_ULL(0);
+	KUNIT_EXPECT_EQ(test, arm_spe_pmu_check_attr(&caps, &attr), -EOPNOTSUPP);
+	attr.config1 = BIT_ULL(12);
+	KUNIT_EXPECT_EQ(test, arm_spe_pmu_check_attr(&caps, &attr), 0);
+}
+
 static const struct arm_spe_check_case {
 	const char *name;
 	u64 config, config1, config2, config3, period;
@@ -377,7 +405,7 @@ static const struct arm_spe_window_case {
 	  true, 0, 0, TP - 64, TP },
 	{ "one_page_buffer", TP, 5 * TP + 8, TP, 0, false, 1, true, 0, 0, 8, TP },
 	{ "aligned_head", 4 * TP, 65, 2 * TP, 0, false, 64, true, 63, 0, 128, 2 * TP },
-	/* Snapshot mode: halves of the buffer */
+	/* Snapshot mode: halves of a small buffer */
 	{ "snap_first_half", 4 * TP, 0, 0, 0, true, 1, true, 0, 2 * TP, 0, 2 * TP },
 	{ "snap_resume", 4 * TP, 100, 0, 0, true, 1, true, 0, 0, 100, 2 * TP },
 	{ "snap_half_full", 4 * TP, 2 * TP - 40, 0, 0, true, 1,
@@ -385,6 +413,13 @@ static const struct arm_spe_window_case {
 	{ "snap_wrap", 4 * TP, 12 * TP - 8, 0, 0, true, 1, true, 8, 2 * TP, 0, 2 * TP },
 	{ "snap_two_pages", 2 * TP, 3 * TP, 0, 0, true, 1, true, 0, TP, TP, 2 * TP },
 	{ "snap_one_page", TP, 0, 0, 0, true, 1, false },
+	/* A large buffer: chunks of 16 pages, cleared one at a time */
+	{ "snap_large_first_chunk", 1024 * TP, 0, 0, 0, true, 1, true, 0, 16 * TP, 0, 16 * TP },
+	{ "snap_large_chunk_full", 1024 * TP, 16 * TP - 40, 0, 0, true, 1,
+	  true, 40, 16 * TP, 16 * TP, 32 * TP },
+	{ "snap_large_resume", 1024 * TP, 17 * TP, 0, 0, true, 1, true, 0, 0, 17 * TP, 32 * TP },
+	{ "snap_large_wrap", 1024 * TP, 2048 * TP - 8, 0, 0, true, 1,
+	  true, 8, 16 * TP, 0, 16 * TP },
 };
 
 KUNIT_ARRAY_PARAM_DESC(arm_spe_window, arm_spe_window_cases, name);
@@ -453,6 +488,7 @@ static void arm_spe_test_pmbsr(struct kunit *test)
 
 static struct kunit_case arm_spe_pmu_test_cases[] = {
 	KUNIT_CASE(arm_spe_test_caps_decode),
+	KUNIT_CASE(arm_spe_test_caps_read_back),
 	KUNIT_CASE_PARAM(arm_spe_test_check_attr, arm_spe_check_gen_params),
 	KUNIT_CASE(arm_spe_test_regs_default),
 	KUNIT_CASE(arm_spe_test_regs_pmscr),

@@ -16,6 +16,10 @@
  *   spe-irq-per-mib  those interrupts per MiB of trace (AUX bytes): how
  *                    far the driver lets the hardware fill the buffer
  *                    before it interrupts.
+ *   spe-snap-irq     the same loop into a 1 MiB snapshot (overwrite)
+ *                    buffer, never drained, per interrupt: what a driver
+ *                    that clears or pads the buffer as it wraps does with
+ *                    interrupts off.
  *   ctxsw-spe        a pipe ping-pong between two processes, each with an
  *                    SPE event sampling its user time and an AUX buffer
  *                    mapped, against the same ping-pong with no event:
@@ -25,12 +29,14 @@
  * or a kernel without the driver) every path prints n/a.
  */
 #include "bench.h"
+#include <stdbool.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
 #define SPE_PERIOD	256
 #define AUX_PAGES	16		/* 64 KiB */
+#define SNAP_PAGES	256		/* 1 MiB with 4 KiB pages */
 #define CHUNKS		100
 #define CHUNK_ITERS	100000UL	/* 200,000 instructions, 781 samples */
 #define PINGPONG	2000
@@ -40,10 +46,15 @@ struct spe_event {
 	struct perf_event_mmap_page *pc;
 	size_t ring_len;
 	void *aux;
+	size_t aux_len;
 };
 
-/* An enabled arm_spe_N//u event on this task, its ring and AUX mapped */
-static void spe_open(uint32_t type, uint64_t period, struct spe_event *e)
+/*
+ * An enabled arm_spe_N//u event on this task, its ring and AUX mapped;
+ * a read-only AUX mapping asks for snapshot (overwrite) mode.
+ */
+static void spe_open_aux(uint32_t type, uint64_t period, long pages, bool snapshot,
+			 struct spe_event *e)
 {
 	struct perf_event_attr attr = {
 		.type = type,
@@ -59,22 +70,26 @@ static void spe_open(uint32_t type, uint64_t period, struct spe_event *e)
 	e->pc = mmap(NULL, e->ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd, 0);
 	if (e->pc == MAP_FAILED)
 		die("mmap ring");
+	e->aux_len = pages * page;
 	e->pc->aux_offset = e->ring_len;
-	e->pc->aux_size = AUX_PAGES * page;
-	e->aux = mmap(NULL, AUX_PAGES * page, PROT_READ | PROT_WRITE, MAP_SHARED, e->fd,
-		      e->ring_len);
+	e->pc->aux_size = e->aux_len;
+	e->aux = mmap(NULL, e->aux_len, PROT_READ | (snapshot ? 0 : PROT_WRITE), MAP_SHARED,
+		      e->fd, e->ring_len);
 	if (e->aux == MAP_FAILED)
 		die("mmap aux");
 	if (ioctl(e->fd, PERF_EVENT_IOC_ENABLE, 0))
 		die("enable");
 }
 
+static void spe_open(uint32_t type, uint64_t period, struct spe_event *e)
+{
+	spe_open_aux(type, period, AUX_PAGES, false, e);
+}
+
 static void spe_close(struct spe_event *e)
 {
-	long page = sysconf(_SC_PAGESIZE);
-
 	ioctl(e->fd, PERF_EVENT_IOC_DISABLE, 0);
-	munmap(e->aux, AUX_PAGES * page);
+	munmap(e->aux, e->aux_len);
 	munmap(e->pc, e->ring_len);
 	close(e->fd);
 }
@@ -172,6 +187,50 @@ static void bench_irq(uint32_t type)
 	report("spe-irq-per-mib", median(per_mib, REPS), 0, irqs, extra);
 }
 
+/* The loop alone, or sampled into a snapshot buffer: ns, and interrupts */
+static uint64_t snapshot_loop(uint32_t type, uint64_t *irqs)
+{
+	struct spe_event e;
+	uint64_t t0, t1, i0;
+	int c;
+
+	if (type)
+		spe_open_aux(type, SPE_PERIOD, SNAP_PAGES, true, &e);
+	i0 = spe_irqs();
+	t0 = now_ns();
+	mark_begin();
+	for (c = 0; c < CHUNKS; c++)
+		busy_loop(CHUNK_ITERS);
+	mark_end();
+	t1 = now_ns();
+	*irqs = spe_irqs() - i0;
+	if (type)
+		spe_close(&e);
+	return t1 - t0;
+}
+
+static void bench_snapshot_irq(uint32_t type)
+{
+	double per_irq[REPS];
+	uint64_t irqs = 0, none_irqs, with, none;
+	char extra[64];
+	int r;
+
+	for (r = 0; r < REPS; r++) {
+		with = snapshot_loop(type, &irqs);
+		mark_emit("spe-snap-irq.raw", irqs);
+		none = snapshot_loop(0, &none_irqs);
+		mark_emit("spe-snap-irq.base", irqs);
+		if (!irqs) {
+			printf("bench: spe-snap-irq n/a no SPE interrupt\n");
+			return;
+		}
+		per_irq[r] = ((double)with - (double)none) / irqs;
+	}
+	snprintf(extra, sizeof(extra), "irqs=%lu", (unsigned long)irqs);
+	report("spe-snap-irq", median(per_irq, REPS), 0, irqs, extra);
+}
+
 static long switches(void)
 {
 	struct rusage ru;
@@ -262,6 +321,7 @@ int main(void)
 	if (!type) {
 		printf("bench: spe-irq n/a no arm_spe_N PMU\n");
 		printf("bench: spe-irq-per-mib n/a no arm_spe_N PMU\n");
+		printf("bench: spe-snap-irq n/a no arm_spe_N PMU\n");
 		printf("bench: ctxsw-spe n/a no arm_spe_N PMU\n");
 		return 0;
 	}
@@ -269,6 +329,7 @@ int main(void)
 	/* as ctxsw: FIFO, so the two sides alternate and nothing else runs */
 	sched_setscheduler(0, SCHED_FIFO, &sp);
 	bench_irq(type);
+	bench_snapshot_irq(type);
 	bench_ctxsw(type);
 	return 0;
 }

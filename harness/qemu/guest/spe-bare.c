@@ -59,11 +59,12 @@
 #define M_FP		(1UL << 51)
 #define M_SIMD		(1UL << 52)
 
-/* Written by test-bare.sh's loader: bit 0 x-spe-lazy-sync, 1 x-spe-cut-records */
+/* Written by test-bare.sh's loader: the mode properties of this run */
 #define MODE_FLAGS	((volatile uint32_t *)0x47fff000)
 #define MODE_LAZY	1
 #define MODE_CUT	2
 #define MODE_FDS	4
+#define MODE_UNIMPL	16	/* x-spe-unimpl-events=0x800 */
 /* With x-spe-lazy-sync and one instruction per TB: only isb_member_tests() */
 #define MODE_ISB	8
 
@@ -1109,6 +1110,21 @@ static int fds_run(uint64_t fcr, uint64_t dsfr, uint64_t ds, int keep_loads)
 	return j == got && rd(PMBSR_EL1) == 0;
 }
 
+/*
+ * x-spe-unimpl-events=0x800: no misaligned-access event (11). Its filter
+ * bit reads as zero in both filter registers, the rest of SPEv1p2's set
+ * (0xffff0000ff06f8ea) reads back as written.
+ */
+static void unimpl_events_tests(void)
+{
+	wr(~0UL, PMSEVFR_EL1);
+	check("unimpl_pmsevfr_reads_back_without_11", rd(PMSEVFR_EL1), 0xffff0000ff06f0eaUL);
+	wr(~0UL, PMSNEVFR_EL1);
+	check("unimpl_pmsnevfr_reads_back_without_11", rd(PMSNEVFR_EL1), 0xffff0000ff06f0eaUL);
+	wr(0, PMSEVFR_EL1);
+	wr(0, PMSNEVFR_EL1);
+}
+
 static void fds_tests(void)
 {
 	/* LDS, FDS beside the rest */
@@ -1321,6 +1337,7 @@ void main(void)
 		puts_(*MODE_FLAGS & MODE_ISB ? "# x-spe-lazy-sync=on, one instruction per TB\n" :
 		      *MODE_FLAGS & MODE_LAZY ? "# x-spe-lazy-sync=on\n" :
 		      *MODE_FLAGS & MODE_CUT ? "# x-spe-cut-records=on\n" :
+		      *MODE_FLAGS & MODE_UNIMPL ? "# x-spe-unimpl-events=0x800\n" :
 		      "# x-spe-fds=on\n");
 		if (*MODE_FLAGS & MODE_ISB)
 			isb_member_tests();
@@ -1330,6 +1347,8 @@ void main(void)
 			cut_records_tests();
 		if (*MODE_FLAGS & MODE_FDS)
 			fds_tests();
+		if (*MODE_FLAGS & MODE_UNIMPL)
+			unimpl_events_tests();
 		puts_("1..");
 		putu(test_n);
 		putc_('\n');
