@@ -9,7 +9,8 @@
 #
 # The archive is named by its inputs: the paths of perf, the selftests and
 # the KVM tests (each named by its own inputs), the host's busybox and bash,
-# the plans, the guest files and this script.
+# the plans, harness/abi (plans/abi-probe.plan's data), the guest files and
+# this script.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -50,7 +51,7 @@ is_arm64_elf() {
 # The base tree, perf and the test folders are named by their inputs: their
 # paths stand for their contents.
 OUT=$CACHE/initramfs/$({ hash_inputs "$BUSYBOX" "$BASH_STATIC" "${GREP_LIBS[@]}" \
-	"$HARNESS/plans" "$HARNESS/guest" "$HARNESS/qemu/guest" \
+	"$HARNESS/plans" "$HARNESS/abi" "$HARNESS/guest" "$HARNESS/qemu/guest" \
 	"$HARNESS/vmm/l2-run.sh" "$0"
 	echo "$PERF_BIN $TESTS_DIR $KVM_TESTS_DIR $VMM_DIR $BASE_TREE grep $GREP_SHA256"; } | sha256sum | cut -c1-16).cpio
 
@@ -90,7 +91,7 @@ build() {
 	# mktemp made it 0700: the guest's / must let other users in
 	chmod 755 "$root"
 	trap 'rm -rf "$root"' EXIT
-	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,tests,kvm,plans,etc}
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,root,tests,kvm,plans,abi,etc}
 	install -m 755 "$BUSYBOX" "$root/bin/busybox"
 	ln -s busybox "$root/bin/sh"
 	install -m 755 "$PERF_BIN" "$root/usr/bin/perf"
@@ -124,6 +125,9 @@ build() {
 	install -m 644 "$VMM_DIR/l2.dtb" "$root/l2/l2.dtb"
 	install -m 755 "$HARNESS/vmm/l2-run.sh" "$root/l2/run.sh"
 	cp "$HARNESS"/plans/* "$root/plans/" 2>/dev/null || true
+	# mainline's recorded ABI and the documented differences, for
+	# plans/abi-probe.plan
+	install -m 644 "$HARNESS"/abi/* "$root/abi/"
 	echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
 	echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> "$root/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
