@@ -302,12 +302,11 @@ static bool brbe_filter_one(const struct brbe_record *rec, u64 bst,
 	/* A hidden side takes its fields along, as in a half record */
 	brbe_keep_sides(out, out->from, out->to);
 
-	if (!(bst & PERF_SAMPLE_BRANCH_TYPE_SAVE)) {
-		out->type = PERF_BR_UNKNOWN;
-		out->new_type = 0;
-	}
-	if (!(bst & PERF_SAMPLE_BRANCH_PRIV_SAVE))
-		out->priv = PERF_BR_PRIV_UNKNOWN;
+	/*
+	 * The type and privilege go out whether or not TYPE_SAVE/PRIV_SAVE
+	 * asked for them, as mainline's driver does: perf script then shows
+	 * them for a plain -j any.
+	 */
 	if (bst & PERF_SAMPLE_BRANCH_NO_FLAGS) {
 		out->mispred = 0;
 		out->predicted = 0;
@@ -419,6 +418,17 @@ static unsigned int brbe_cpu_numrec(void)
 bool brbe_probe(void)
 {
 	return brbe_cpu_numrec();
+}
+
+/**
+ * brbe_records() - the records a PMU's buffers hold, for caps/branches
+ * @cpus: the PMU's CPUs, all of one kind
+ *
+ * Return: the first CPU's number of records, 0 without a usable BRBE.
+ */
+unsigned int brbe_records(const struct cpumask *cpus)
+{
+	return per_cpu(brbe_cpu, cpumask_first(cpus)).numrec;
 }
 
 /**

@@ -12,6 +12,7 @@
 
 #ifdef CONFIG_ARM64_BRBE
 bool brbe_probe(void);
+unsigned int brbe_records(const struct cpumask *cpus);
 int brbe_event_check(const struct perf_event *event);
 void brbe_add_del(struct perf_event *event, bool add);
 void brbe_sched_task(struct perf_event_pmu_context *pmu_ctx,
@@ -25,6 +26,11 @@ void brbe_offer_snapshot(void);
 static inline bool brbe_probe(void)
 {
 	return false;
+}
+
+static inline unsigned int brbe_records(const struct cpumask *cpus)
+{
+	return 0;
 }
 
 static inline int brbe_event_check(const struct perf_event *event)

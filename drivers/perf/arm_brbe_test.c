@@ -605,7 +605,10 @@ static void brbe_test_filter_types(struct kunit *test)
 	}
 }
 
-/* Fields an event did not ask for are clear */
+/*
+ * Type and privilege go out whether or not the event asked (as mainline);
+ * the flags and cycles it declined are clear.
+ */
 static void brbe_test_filter_fields(struct kunit *test)
 {
 	struct brbe_record snap[SNAP_NR];
@@ -614,8 +617,8 @@ static void brbe_test_filter_fields(struct kunit *test)
 
 	test_snapshot(test, snap);
 	KUNIT_ASSERT_EQ(test, brbe_filter(snap, 2, B(ANY) | B(USER), out, &hw_idx), 2);
-	KUNIT_EXPECT_EQ(test, (unsigned int)out[0].type, PERF_BR_UNKNOWN);
-	KUNIT_EXPECT_EQ(test, (unsigned int)out[0].priv, PERF_BR_PRIV_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, (unsigned int)out[0].type, PERF_BR_COND);
+	KUNIT_EXPECT_EQ(test, (unsigned int)out[0].priv, PERF_BR_PRIV_USER);
 	KUNIT_EXPECT_EQ(test, (unsigned int)out[0].cycles, 7);
 	KUNIT_EXPECT_EQ(test, (unsigned int)out[0].predicted, 1);
 	KUNIT_EXPECT_EQ(test, (unsigned int)out[1].mispred, 1);

@@ -141,9 +141,12 @@ static ssize_t armv8pmu_event_show(struct device *dev,
 
 #define ARMV8PMU_EVENT(nr, name)	PMU_EVENT_ATTR_ID(name, armv8pmu_event_show, nr)
 
-/* "chain" cannot be opened; listed, it says whether the PMU can chain */
+/*
+ * Neither sw_incr (EL0 cannot write PMSWINC_EL0, and rotation moves the
+ * counter anyway) nor chain (refused alone) is listed, as in 6.12 and
+ * mainline: perf list shows only events one can open.
+ */
 static struct attribute *armv8pmu_event_attrs[] = {
-	ARMV8PMU_EVENT(0x00, sw_incr),
 	ARMV8PMU_EVENT(0x01, l1i_cache_refill),		ARMV8PMU_EVENT(0x02, l1i_tlb_refill),
 	ARMV8PMU_EVENT(0x03, l1d_cache_refill),		ARMV8PMU_EVENT(0x04, l1d_cache),
 	ARMV8PMU_EVENT(0x05, l1d_tlb_refill),		ARMV8PMU_EVENT(0x06, ld_retired),
@@ -158,8 +161,7 @@ static struct attribute *armv8pmu_event_attrs[] = {
 	ARMV8PMU_EVENT(0x17, l2d_cache_refill),		ARMV8PMU_EVENT(0x18, l2d_cache_wb),
 	ARMV8PMU_EVENT(0x19, bus_access),		ARMV8PMU_EVENT(0x1a, memory_error),
 	ARMV8PMU_EVENT(0x1b, inst_spec),		ARMV8PMU_EVENT(0x1c, ttbr_write_retired),
-	ARMV8PMU_EVENT(0x1d, bus_cycles),		ARMV8PMU_EVENT(0x1e, chain),
-	ARMV8PMU_EVENT(0x1f, l1d_cache_allocate),
+	ARMV8PMU_EVENT(0x1d, bus_cycles),		ARMV8PMU_EVENT(0x1f, l1d_cache_allocate),
 	ARMV8PMU_EVENT(0x20, l2d_cache_allocate),	ARMV8PMU_EVENT(0x21, br_retired),
 	ARMV8PMU_EVENT(0x22, br_mis_pred_retired),	ARMV8PMU_EVENT(0x23, stall_frontend),
 	ARMV8PMU_EVENT(0x24, stall_backend),		ARMV8PMU_EVENT(0x25, l1d_tlb),
@@ -255,6 +257,7 @@ enum armv8pmu_cap {
 	ARMV8PMU_CAP_BUS_SLOTS,
 	ARMV8PMU_CAP_BUS_WIDTH,
 	ARMV8PMU_CAP_THRESHOLD_MAX,
+	ARMV8PMU_CAP_BRANCHES,
 };
 
 /* PMMIR_EL1.BUS_WIDTH holds log2(bytes) + 1; encodings outside 4..2048 bytes are unknown */
@@ -276,6 +279,8 @@ static u32 armv8pmu_cap_value(const struct arm_pmu *cpu_pmu, enum armv8pmu_cap c
 		return armv8pmu_bus_width_bytes(cpu_pmu->reg_pmmir);
 	case ARMV8PMU_CAP_THRESHOLD_MAX:
 		return armv8pmu_threshold_max(cpu_pmu);
+	case ARMV8PMU_CAP_BRANCHES:
+		return brbe_records(&cpu_pmu->supported_cpus);
 	}
 	return 0;
 }
@@ -286,14 +291,29 @@ static ssize_t armv8pmu_cap_show(struct device *dev,
 	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute, attr);
 	struct arm_pmu *cpu_pmu = to_arm_pmu(dev_get_drvdata(dev));
 
-	return sysfs_emit(page, "0x%08x\n",
-			  armv8pmu_cap_value(cpu_pmu, (unsigned long)ea->var));
+	unsigned long cap = (unsigned long)ea->var;
+
+	/* branches is a count, in decimal as mainline writes it */
+	return sysfs_emit(page, cap == ARMV8PMU_CAP_BRANCHES ? "%u\n" : "0x%08x\n",
+			  armv8pmu_cap_value(cpu_pmu, cap));
 }
 
 #define ARMV8PMU_CAP_ATTR(_name, _cap)						\
 	(&((struct dev_ext_attribute[]) {					\
 		{ __ATTR(_name, 0444, armv8pmu_cap_show, NULL), (void *)_cap }	\
 	})[0].attr.attr)
+
+/* branches, the records of each sample's stack (perf's max_branches), with BRBE */
+static umode_t armv8pmu_cap_visible(struct kobject *kobj, struct attribute *attr,
+				    int unused)
+{
+	struct arm_pmu *cpu_pmu = to_arm_pmu(dev_get_drvdata(kobj_to_dev(kobj)));
+	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute, attr.attr);
+
+	if ((unsigned long)ea->var == ARMV8PMU_CAP_BRANCHES && !cpu_pmu->branch_stack_add_del)
+		return 0;
+	return attr->mode;
+}
 
 static const struct attribute_group armv8pmu_caps_group = {
 	.name = "caps",
@@ -302,8 +322,10 @@ static const struct attribute_group armv8pmu_caps_group = {
 		ARMV8PMU_CAP_ATTR(bus_slots,	 ARMV8PMU_CAP_BUS_SLOTS),
 		ARMV8PMU_CAP_ATTR(bus_width,	 ARMV8PMU_CAP_BUS_WIDTH),
 		ARMV8PMU_CAP_ATTR(threshold_max, ARMV8PMU_CAP_THRESHOLD_MAX),
+		ARMV8PMU_CAP_ATTR(branches,	 ARMV8PMU_CAP_BRANCHES),
 		NULL,
 	},
+	.is_visible = armv8pmu_cap_visible,
 };
 
 #define ARMV8PMU_HW(gen, arch)						\
@@ -1117,7 +1139,7 @@ static u64 armv8pmu_threshold_bits(const struct perf_event_attr *attr)
  * @evnum: the event number, after generic and cache events are mapped
  *
  * Return: 0, -EINVAL for reserved bits, CHAIN or an out of range threshold,
- * -EOPNOTSUPP for features this PMU or driver lacks, -ENOENT for a common
+ * -EOPNOTSUPP for features this PMU or driver lacks, -ENOENT for a generic
  * event the PMU does not implement.
  */
 static int armv8pmu_check_attr(const struct arm_pmu *cpu_pmu,
@@ -1133,7 +1155,12 @@ static int armv8pmu_check_attr(const struct arm_pmu *cpu_pmu,
 	/* The chaining event only makes sense on a pair the driver builds */
 	if (evnum == ARMV8_PMUV3_PERFCTR_CHAIN)
 		return -EINVAL;
-	if (!armv8pmu_event_implemented(cpu_pmu, evnum))
+	/*
+	 * A generic event maps only to what PMCEID announces. A raw number
+	 * is the user's word, as in mainline: PMCEID can leave out an event
+	 * the core counts, which its published event list names.
+	 */
+	if (generic && !armv8pmu_event_implemented(cpu_pmu, evnum))
 		return -ENOENT;
 	if (attr->exclude_idle)
 		return -EOPNOTSUPP;

@@ -1205,7 +1205,11 @@ static const struct pmu arm_spe_pmu_template = {
 	.attr_groups	= arm_spe_pmu_sysfs_groups,
 	/* Its AUX data is a hardware trace; a CPU's one buffer takes one event */
 	.capabilities	= PERF_PMU_CAP_ITRACE | PERF_PMU_CAP_EXCLUSIVE,
-	.task_ctx_nr	= perf_hw_context,
+	/*
+	 * As in 6.12 and mainline: perf's group rules then let an SPE event
+	 * join a group led by a CPU PMU event and lead one with them.
+	 */
+	.task_ctx_nr	= perf_sw_context,
 	/* perf_event_open(), PERF_EVENT_IOC_PERIOD, CPU-bound contexts */
 	.event_init	= arm_spe_pmu_event_open,
 	.check_period	= arm_spe_pmu_period_change,
