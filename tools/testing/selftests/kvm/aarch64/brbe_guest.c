@@ -36,7 +36,7 @@
  *   - the guest's cycle counter overflowing with FZP set leaves the guest
  *     unpaused too: the cycle counter never freezes BRBE;
  *   - a buffer the guest paused itself stays paused, its records kept,
- *     across an exit.
+ *     across an exit, and across the exits of a host event's overflows.
  *
  * A guest run that exits more than once (a host interrupt in the middle)
  * loses its records at that exit, by design: such a run is repeated, at
@@ -113,7 +113,7 @@
 
 enum phase {
 	PH_ID, PH_SEQ, PH_FILTER, PH_IALL, PH_ISOLATION, PH_HIDDEN, PH_NOP, PH_MID,
-	PH_FREEZE, PH_HOST_FREEZE, PH_SELF_PAUSE, PH_CYCLE_FREEZE,
+	PH_FREEZE, PH_HOST_FREEZE, PH_SELF_PAUSE, PH_CYCLE_FREEZE, PH_SELF_PAUSE_HOST,
 };
 
 /* BRBTS_EL1 values: userspace's to the guest, the guest's to userspace */
@@ -351,6 +351,25 @@ static void seq_self_pause(void)
 	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
 }
 
+/*
+ * The guest pauses its buffer (FZP clear), then runs brbe_loop(), which
+ * a host event counting its branches interrupts with overflows
+ */
+static void seq_self_pause_host(void)
+{
+	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
+	brb_iall();
+	write_sysreg_s(BRBCR_E1BRE, SYS_BRBCR_EL1);
+	isb();
+	((seq_marker_fn)ASM_LABEL(seq_marker))();
+	write_sysreg_s(BRBFCR_ALL | BRBFCR_PAUSED, SYS_BRBFCR_EL1);
+	isb();
+	((brbe_seq_fn)ASM_LABEL(brbe_loop))(BRBCR_E1BRE);
+	guest_brbfcr = read_sysreg_s(SYS_BRBFCR_EL1);
+	recs_read();
+	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
+}
+
 static void guest_phase_run(uint64_t phase)
 {
 	switch (phase) {
@@ -407,6 +426,9 @@ static void guest_phase_run(uint64_t phase)
 	case PH_CYCLE_FREEZE:
 		seq_cycle_freeze();
 		break;
+	case PH_SELF_PAUSE_HOST:
+		seq_self_pause_host();
+		break;
 	case PH_NOP:
 		break;
 	}
@@ -459,7 +481,7 @@ static bool phase_exits(uint64_t phase)
 {
 	return phase == PH_ID || phase == PH_HIDDEN || phase == PH_FREEZE ||
 	       phase == PH_HOST_FREEZE || phase == PH_SELF_PAUSE ||
-	       phase == PH_CYCLE_FREEZE;
+	       phase == PH_CYCLE_FREEZE || phase == PH_SELF_PAUSE_HOST;
 }
 
 /*
@@ -817,6 +839,41 @@ static void test_self_pause(struct kvm_vcpu *vcpu)
 	       guest_recs[1].tgt == ASM_LABEL(seq_marker_end), "self_pause_records_survive_exit");
 }
 
+/*
+ * A guest without FZP pauses itself, then a host event counting its
+ * branches overflows at every HOST_PERIOD of them: the hardware does not
+ * freeze a buffer without FZP, so these exits are no freeze, and the
+ * guest's own pause stays, its newest records the marker's.
+ */
+static void test_self_pause_host(struct kvm_vcpu *vcpu)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_RAW,
+		.config = EV_BR_RETIRED,
+		.sample_period = HOST_PERIOD,
+		.exclude_host = 1,
+		.disabled = 1,
+	};
+	uint64_t count = 0;
+	int fd;
+	bool ok;
+
+	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
+	TEST_ASSERT(fd >= 0, "host event on the guest's branches: %s", strerror(errno));
+	TEST_ASSERT(!ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), "host event enable");
+	ok = phase_run(vcpu, PH_SELF_PAUSE_HOST);
+	TEST_ASSERT(!ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), "host event disable");
+	TEST_ASSERT(read(fd, &count, sizeof(count)) == sizeof(count), "host event read");
+	close(fd);
+	ksft_print_msg("self pause, host overflows: %lu guest branches, BRBFCR_EL1 %#lx, %d records\n",
+		       count, guest_brbfcr, valid_count());
+	report(ok && count >= LOOP_BRANCHES && (guest_brbfcr & BRBFCR_PAUSED),
+	       "self_pause_survives_host_overflow");
+	report(ok && guest_recs[0].src == ASM_LABEL(seq_marker_end) &&
+	       guest_recs[1].src == ASM_LABEL(seq_marker), "self_pause_host_overflow_records_kept");
+}
+
 /* Userspace hides BRBE: the guest sees none and UNDEFs on its registers */
 static void test_hidden(void)
 {
@@ -857,7 +914,7 @@ int main(void)
 	if (!(dfr0 & DFR0_BRBE_MASK) && protected_kvm())
 		ksft_exit_skip("protected KVM keeps BRBE from its guests\n");
 
-	ksft_set_plan(5 + 4 + 2 + 3 + 3 + 2 + 3 + 2);
+	ksft_set_plan(5 + 4 + 2 + 3 + 3 + 2 + 3 + 2 + 2);
 	test_id_and_one_reg(vcpu);
 	test_records(vcpu);
 	test_isolation(vcpu, host_fd);
@@ -865,6 +922,7 @@ int main(void)
 	test_host_freeze(vcpu);
 	test_cycle_freeze(vcpu);
 	test_self_pause(vcpu);
+	test_self_pause_host(vcpu);
 	ksft_print_msg("host instructions per round trip, guest BRBE: %lu\n",
 		       round_trip_cost(vcpu));
 	kvm_vm_free(vm);
