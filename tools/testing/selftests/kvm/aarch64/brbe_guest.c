@@ -36,7 +36,9 @@
  *   - the guest's cycle counter overflowing with FZP set leaves the guest
  *     unpaused too: the cycle counter never freezes BRBE;
  *   - a buffer the guest paused itself stays paused, its records kept,
- *     across an exit, and across the exits of a host event's overflows.
+ *     across an exit, and across the exits of a host event's overflows;
+ *   - the injection registers keep what the guest wrote across an exit,
+ *     and userspace reads them through one-reg.
  *
  * A guest run that exits more than once (a host interrupt in the middle)
  * loses its records at that exit, by design: such a run is repeated, at
@@ -107,6 +109,15 @@
 
 #define REG_BRBFCR_EL1		ARM64_SYS_REG(2, 1, 9, 0, 1)
 #define REG_BRBTS_EL1		ARM64_SYS_REG(2, 1, 9, 0, 2)
+#define REG_BRBSRCINJ_EL1	ARM64_SYS_REG(2, 1, 9, 1, 1)
+
+/* The injection registers, and what the guest writes to them */
+#define SYS_BRBINFINJ_EL1	sys_reg(2, 1, 9, 1, 0)
+#define SYS_BRBSRCINJ_EL1	sys_reg(2, 1, 9, 1, 1)
+#define SYS_BRBTGTINJ_EL1	sys_reg(2, 1, 9, 1, 2)
+#define GUEST_INJ_INF		0x3ULL		/* VALID: both addresses */
+#define GUEST_INJ_SRC		0x10000ULL
+#define GUEST_INJ_TGT		0x20000ULL
 
 #define NREC			32	/* bank 0: what the guest reads */
 #define RETRIES			5
@@ -114,6 +125,7 @@
 enum phase {
 	PH_ID, PH_SEQ, PH_FILTER, PH_IALL, PH_ISOLATION, PH_HIDDEN, PH_NOP, PH_MID,
 	PH_FREEZE, PH_HOST_FREEZE, PH_SELF_PAUSE, PH_CYCLE_FREEZE, PH_SELF_PAUSE_HOST,
+	PH_INJ,
 };
 
 /* BRBTS_EL1 values: userspace's to the guest, the guest's to userspace */
@@ -370,6 +382,18 @@ static void seq_self_pause_host(void)
 	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
 }
 
+/* The injection registers written, an exit (a PMU register read traps), read */
+static void seq_inj(void)
+{
+	write_sysreg_s(GUEST_INJ_INF, SYS_BRBINFINJ_EL1);
+	write_sysreg_s(GUEST_INJ_SRC, SYS_BRBSRCINJ_EL1);
+	write_sysreg_s(GUEST_INJ_TGT, SYS_BRBTGTINJ_EL1);
+	read_sysreg(pmcr_el0);
+	guest_recs[0].inf = read_sysreg_s(SYS_BRBINFINJ_EL1);
+	guest_recs[0].src = read_sysreg_s(SYS_BRBSRCINJ_EL1);
+	guest_recs[0].tgt = read_sysreg_s(SYS_BRBTGTINJ_EL1);
+}
+
 static void guest_phase_run(uint64_t phase)
 {
 	switch (phase) {
@@ -429,6 +453,9 @@ static void guest_phase_run(uint64_t phase)
 	case PH_SELF_PAUSE_HOST:
 		seq_self_pause_host();
 		break;
+	case PH_INJ:
+		seq_inj();
+		break;
 	case PH_NOP:
 		break;
 	}
@@ -481,7 +508,7 @@ static bool phase_exits(uint64_t phase)
 {
 	return phase == PH_ID || phase == PH_HIDDEN || phase == PH_FREEZE ||
 	       phase == PH_HOST_FREEZE || phase == PH_SELF_PAUSE ||
-	       phase == PH_CYCLE_FREEZE || phase == PH_SELF_PAUSE_HOST;
+	       phase == PH_CYCLE_FREEZE || phase == PH_SELF_PAUSE_HOST || phase == PH_INJ;
 }
 
 /*
@@ -874,6 +901,24 @@ static void test_self_pause_host(struct kvm_vcpu *vcpu)
 	       guest_recs[1].src == ASM_LABEL(seq_marker), "self_pause_host_overflow_records_kept");
 }
 
+/*
+ * The injection registers are guest state: what the guest wrote before an
+ * exit reads back after it, and userspace reads it for migration.
+ */
+static void test_injection_registers(struct kvm_vcpu *vcpu)
+{
+	uint64_t src = 0;
+	bool ok;
+
+	ok = phase_run(vcpu, PH_INJ);
+	ksft_print_msg("injection registers after an exit: %#lx %#lx %#lx\n",
+		       guest_recs[0].inf, guest_recs[0].src, guest_recs[0].tgt);
+	report(ok && guest_recs[0].inf == GUEST_INJ_INF && guest_recs[0].src == GUEST_INJ_SRC &&
+	       guest_recs[0].tgt == GUEST_INJ_TGT, "injection_registers_survive_exit");
+	report(!__vcpu_get_reg(vcpu, REG_BRBSRCINJ_EL1, &src) && src == GUEST_INJ_SRC,
+	       "one_reg_injection_from_guest");
+}
+
 /* Userspace hides BRBE: the guest sees none and UNDEFs on its registers */
 static void test_hidden(void)
 {
@@ -914,7 +959,7 @@ int main(void)
 	if (!(dfr0 & DFR0_BRBE_MASK) && protected_kvm())
 		ksft_exit_skip("protected KVM keeps BRBE from its guests\n");
 
-	ksft_set_plan(5 + 4 + 2 + 3 + 3 + 2 + 3 + 2 + 2);
+	ksft_set_plan(5 + 4 + 2 + 3 + 3 + 2 + 3 + 2 + 2 + 2);
 	test_id_and_one_reg(vcpu);
 	test_records(vcpu);
 	test_isolation(vcpu, host_fd);
@@ -923,6 +968,7 @@ int main(void)
 	test_cycle_freeze(vcpu);
 	test_self_pause(vcpu);
 	test_self_pause_host(vcpu);
+	test_injection_registers(vcpu);
 	ksft_print_msg("host instructions per round trip, guest BRBE: %lu\n",
 		       round_trip_cost(vcpu));
 	kvm_vm_free(vm);
