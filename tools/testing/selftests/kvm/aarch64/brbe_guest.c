@@ -38,7 +38,9 @@
  *   - a buffer the guest paused itself stays paused, its records kept,
  *     across an exit, and across the exits of a host event's overflows;
  *   - the injection registers keep what the guest wrote across an exit,
- *     and userspace reads them through one-reg.
+ *     and userspace reads them through one-reg;
+ *   - a freeze with physical timestamps gives the guest's count, its
+ *     offset applied, never the host's raw counter.
  *
  * A guest run that exits more than once (a host interrupt in the middle)
  * loses its records at that exit, by design: such a run is repeated, at
@@ -66,6 +68,7 @@
 
 #define BRBCR_FZP		BIT(8)
 #define BRBCR_TS_VIRTUAL	(1UL << 5)
+#define BRBCR_TS_PHYSICAL	(3UL << 5)
 /* A freeze captures the timestamp TS selects: TS 0b00 is reserved */
 #define BRBCR_FREEZE		(BRBCR_FZP | BRBCR_TS_VIRTUAL)
 #define BRBCR_ERTN		BIT(22)
@@ -118,6 +121,8 @@
 #define GUEST_INJ_INF		0x3ULL		/* VALID: both addresses */
 #define GUEST_INJ_SRC		0x10000ULL
 #define GUEST_INJ_TGT		0x20000ULL
+/* The guest's virtual count, set by userspace far below the host's */
+#define GUEST_CNT		0x1000ULL
 
 #define NREC			32	/* bank 0: what the guest reads */
 #define RETRIES			5
@@ -125,7 +130,7 @@
 enum phase {
 	PH_ID, PH_SEQ, PH_FILTER, PH_IALL, PH_ISOLATION, PH_HIDDEN, PH_NOP, PH_MID,
 	PH_FREEZE, PH_HOST_FREEZE, PH_SELF_PAUSE, PH_CYCLE_FREEZE, PH_SELF_PAUSE_HOST,
-	PH_INJ,
+	PH_INJ, PH_TS_PHYS,
 };
 
 /* BRBTS_EL1 values: userspace's to the guest, the guest's to userspace */
@@ -141,6 +146,8 @@ static uint64_t guest_phase;
 /* Filled by the guest: the records of bank 0, and the ID values */
 static struct rec guest_recs[NREC];
 static uint64_t guest_dfr0, guest_brbidr0, guest_brbts, guest_undefs;
+/* The guest's virtual count around a freeze */
+static uint64_t guest_t0, guest_t1;
 /* BRBFCR_EL1 and PMOVSSET_EL0 as the guest found them after recording */
 static uint64_t guest_brbfcr, guest_pmovs;
 
@@ -290,7 +297,7 @@ static void seq_record(uint64_t fcr)
  * overflow at the FREEZE_AT-th, its interrupt enabled, and FZP set. The
  * counter's value is written (a trap to KVM) just before recording starts.
  */
-static void seq_freeze(void)
+static void seq_freeze_with(uint64_t brbcr)
 {
 	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
 	brb_iall();
@@ -301,9 +308,11 @@ static void seq_freeze(void)
 	write_sysreg(BIT(0), pmcntenset_el0);
 	write_sysreg(read_sysreg(pmcr_el0) | PMCR_E, pmcr_el0);
 	isb();
-	((brbe_seq_cnt_fn)ASM_LABEL(brbe_seq_cnt))(BRBCR_E1BRE | BRBCR_FREEZE,
-						   BIT_ULL(32) - FREEZE_AT);
+	guest_t0 = read_sysreg(cntvct_el0);
+	((brbe_seq_cnt_fn)ASM_LABEL(brbe_seq_cnt))(brbcr, BIT_ULL(32) - FREEZE_AT);
+	guest_t1 = read_sysreg(cntvct_el0);
 	guest_brbfcr = read_sysreg_s(SYS_BRBFCR_EL1);
+	guest_brbts = read_sysreg_s(SYS_BRBTS_EL1);
 	guest_pmovs = read_sysreg(pmovsset_el0);
 	recs_read();
 
@@ -312,6 +321,11 @@ static void seq_freeze(void)
 	write_sysreg(BIT(0), pmintenclr_el1);
 	write_sysreg(BIT(0), pmovsclr_el0);
 	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
+}
+
+static void seq_freeze(void)
+{
+	seq_freeze_with(BRBCR_E1BRE | BRBCR_FREEZE);
 }
 
 /*
@@ -456,6 +470,9 @@ static void guest_phase_run(uint64_t phase)
 	case PH_INJ:
 		seq_inj();
 		break;
+	case PH_TS_PHYS:
+		seq_freeze_with(BRBCR_E1BRE | BRBCR_FZP | BRBCR_TS_PHYSICAL);
+		break;
 	case PH_NOP:
 		break;
 	}
@@ -508,7 +525,8 @@ static bool phase_exits(uint64_t phase)
 {
 	return phase == PH_ID || phase == PH_HIDDEN || phase == PH_FREEZE ||
 	       phase == PH_HOST_FREEZE || phase == PH_SELF_PAUSE ||
-	       phase == PH_CYCLE_FREEZE || phase == PH_SELF_PAUSE_HOST || phase == PH_INJ;
+	       phase == PH_CYCLE_FREEZE || phase == PH_SELF_PAUSE_HOST || phase == PH_INJ ||
+	       phase == PH_TS_PHYS;
 }
 
 /*
@@ -538,6 +556,8 @@ static bool phase_run(struct kvm_vcpu *vcpu, uint64_t phase)
 		sync_global_from_guest(vm, guest_dfr0);
 		sync_global_from_guest(vm, guest_brbidr0);
 		sync_global_from_guest(vm, guest_brbts);
+		sync_global_from_guest(vm, guest_t0);
+		sync_global_from_guest(vm, guest_t1);
 		sync_global_from_guest(vm, guest_undefs);
 		sync_global_from_guest(vm, guest_brbfcr);
 		sync_global_from_guest(vm, guest_pmovs);
@@ -919,6 +939,25 @@ static void test_injection_registers(struct kvm_vcpu *vcpu)
 	       "one_reg_injection_from_guest");
 }
 
+/*
+ * A guest freezing with physical timestamps (BRBCR_EL1.TS 0b11), its
+ * virtual counter set by userspace far from the host's: the timestamp is
+ * the guest's count, never the host's raw one, which would leak the host
+ * counter past the offset.
+ */
+static void test_ts_offset(struct kvm_vcpu *vcpu)
+{
+	bool ok;
+
+	vcpu_set_reg(vcpu, KVM_REG_ARM_TIMER_CNT, GUEST_CNT);
+	ok = phase_run(vcpu, PH_TS_PHYS);
+	ksft_print_msg("physical TS with counter offset: BRBTS_EL1 %#lx, guest count %#lx..%#lx\n",
+		       guest_brbts, guest_t0, guest_t1);
+	report(ok && (guest_brbfcr & BRBFCR_PAUSED), "ts_phys_freeze_pauses");
+	report(ok && guest_brbts >= guest_t0 && guest_brbts <= guest_t1,
+	       "ts_phys_is_guest_count");
+}
+
 /* Userspace hides BRBE: the guest sees none and UNDEFs on its registers */
 static void test_hidden(void)
 {
@@ -959,7 +998,7 @@ int main(void)
 	if (!(dfr0 & DFR0_BRBE_MASK) && protected_kvm())
 		ksft_exit_skip("protected KVM keeps BRBE from its guests\n");
 
-	ksft_set_plan(5 + 4 + 2 + 3 + 3 + 2 + 3 + 2 + 2 + 2);
+	ksft_set_plan(5 + 4 + 2 + 3 + 3 + 2 + 3 + 2 + 2 + 2 + 2);
 	test_id_and_one_reg(vcpu);
 	test_records(vcpu);
 	test_isolation(vcpu, host_fd);
@@ -969,6 +1008,7 @@ int main(void)
 	test_self_pause(vcpu);
 	test_self_pause_host(vcpu);
 	test_injection_registers(vcpu);
+	test_ts_offset(vcpu);
 	ksft_print_msg("host instructions per round trip, guest BRBE: %lu\n",
 		       round_trip_cost(vcpu));
 	kvm_vm_free(vm);
