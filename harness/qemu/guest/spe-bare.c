@@ -65,6 +65,7 @@
 #define MODE_CUT	2
 #define MODE_FDS	4
 #define MODE_UNIMPL	16	/* x-spe-unimpl-events=0x800 */
+#define MODE_EL3	32	/* x-spe-el3-owned=on */
 /* With x-spe-lazy-sync and one instruction per TB: only isb_member_tests() */
 #define MODE_ISB	8
 
@@ -1125,6 +1126,12 @@ static void unimpl_events_tests(void)
 	wr(0, PMSNEVFR_EL1);
 }
 
+/* x-spe-el3-owned: firmware keeps the buffer, PMBIDR_EL1.P says so */
+static void el3_owned_tests(void)
+{
+	check("el3_owned_pmbidr_p", rd(PMBIDR_EL1) >> 4 & 1, 1);
+}
+
 static void fds_tests(void)
 {
 	/* LDS, FDS beside the rest */
@@ -1338,6 +1345,7 @@ void main(void)
 		      *MODE_FLAGS & MODE_LAZY ? "# x-spe-lazy-sync=on\n" :
 		      *MODE_FLAGS & MODE_CUT ? "# x-spe-cut-records=on\n" :
 		      *MODE_FLAGS & MODE_UNIMPL ? "# x-spe-unimpl-events=0x800\n" :
+		      *MODE_FLAGS & MODE_EL3 ? "# x-spe-el3-owned=on\n" :
 		      "# x-spe-fds=on\n");
 		if (*MODE_FLAGS & MODE_ISB)
 			isb_member_tests();
@@ -1349,6 +1357,8 @@ void main(void)
 			fds_tests();
 		if (*MODE_FLAGS & MODE_UNIMPL)
 			unimpl_events_tests();
+		if (*MODE_FLAGS & MODE_EL3)
+			el3_owned_tests();
 		puts_("1..");
 		putu(test_n);
 		putc_('\n');

@@ -69,7 +69,7 @@
 #define BUF_PAGES		4
 #define PAGE			4096
 
-enum phase { PH_ID, PH_PROFILE, PH_FULL, PH_FRESH, PH_IRQ, PH_TS, PH_HIDDEN };
+enum phase { PH_ID, PH_PROFILE, PH_FULL, PH_FRESH, PH_IRQ, PH_TS, PH_HIDDEN, PH_NOP };
 
 /* one-reg values: userspace's to the guest, the guest's to userspace */
 #define HOST_PMSIRR		(INTERVAL * 3)
@@ -190,6 +190,8 @@ static void guest_phase_run(uint64_t phase)
 		guest_dfr0 = read_sysreg(id_aa64dfr0_el1);
 		read_sysreg_s(SYS_PMSCR_EL1);
 		break;
+	case PH_NOP:
+		break;
 	}
 }
 
@@ -276,6 +278,13 @@ static struct kvm_vcpu *spe_vm_create(struct kvm_vm **vm)
 	vcpu_init_descriptor_tables(vcpu);
 	vm_install_exception_handler(*vm, VECTOR_IRQ_CURRENT, guest_irq_handler);
 	return vcpu;
+}
+
+/* One entry and exit of the vPMU guest, doing nothing: the world switch */
+static bool guest_runs_without_spe(struct kvm_vcpu *vcpu)
+{
+	phase_run(vcpu, PH_NOP);
+	return true;
 }
 
 static bool reg_listed(struct kvm_vcpu *vcpu, uint64_t id)
@@ -553,6 +562,21 @@ int main(void)
 
 	vcpu = spe_vm_create(&vm);
 	vcpu_get_reg(vcpu, id, &dfr0);
+	/*
+	 * SPE_FIRMWARE_OWNED=1: firmware keeps the host's buffer
+	 * (PMBIDR_EL1.P), which KVM must neither show nor touch: the guest
+	 * sees no SPE, and runs, its host still standing.
+	 */
+	if (getenv("SPE_FIRMWARE_OWNED")) {
+		ksft_set_plan(2);
+		ksft_test_result(!(dfr0 & DFR0_PMSVER_MASK), "firmware_buffer_hidden_from_guest\n");
+		if (!(dfr0 & DFR0_PMSVER_MASK))
+			ksft_test_result(guest_runs_without_spe(vcpu), "guest_runs_beside_firmware_buffer\n");
+		else
+			ksft_test_result_skip("guest_runs_beside_firmware_buffer: it would touch the buffer\n");
+		kvm_vm_free(vm);
+		ksft_finished();
+	}
 	if (!(dfr0 & DFR0_PMSVER_MASK)) {
 		if (protected_kvm())
 			ksft_exit_skip("protected KVM keeps SPE from its guests\n");
