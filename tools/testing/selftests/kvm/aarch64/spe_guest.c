@@ -506,6 +506,46 @@ static void test_irq(struct kvm_vcpu *vcpu, uint64_t buf, int set)
 	       "irq_handler_reads_full_status");
 }
 
+/* KVM_ARM_VCPU_SPE_IRQ with this INTID: 0 or the errno */
+static int spe_irq_attr(struct kvm_vcpu *vcpu, int irq)
+{
+	struct kvm_device_attr attr = {
+		.group = KVM_ARM_VCPU_SPE_CTRL,
+		.attr = KVM_ARM_VCPU_SPE_IRQ,
+		.addr = (uint64_t)&irq,
+	};
+
+	return __vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &attr) ? errno : 0;
+}
+
+/*
+ * The buffer's PPI on VMs of their own: never the vPMU's (23) nor the
+ * virtual timer's (27), whose levels would mix with the buffer's; never
+ * set once the vCPU has run.
+ */
+static void test_irq_attribute(void)
+{
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	int pmu, timer, ran;
+
+	vcpu = spe_vm_create(&vm);
+	pmu = spe_irq_attr(vcpu, VPMU_PPI);
+	timer = spe_irq_attr(vcpu, 27);
+	kvm_vm_free(vm);
+
+	vcpu = spe_vm_create(&vm);
+	phase_run(vcpu, PH_NOP);
+	ran = spe_irq_attr(vcpu, SPE_PPI);
+	kvm_vm_free(vm);
+
+	ksft_print_msg("SPE PPI as the vPMU's: %s; as the virtual timer's: %s; after a run: %s\n",
+		       strerror(pmu), strerror(timer), strerror(ran));
+	report(pmu == EINVAL, "irq_attribute_refuses_vpmu_ppi");
+	report(timer == EINVAL, "irq_attribute_refuses_timer_ppi");
+	report(ran == EBUSY, "irq_attribute_refused_after_run");
+}
+
 /*
  * The guest asks for physical addresses and physical timestamps
  * (PMSCR_EL1.PA, PCT) with timestamps on: KVM runs it with PMSCR_EL2 0,
@@ -588,7 +628,7 @@ int main(void)
 	ksft_print_msg("guest loop at %#lx, %d bytes\n", (unsigned long)ASM_LABEL(spe_loop_body),
 		       4 * LOOP_INSNS);
 	irq_set = vpmu_vm_spe_irq(vcpu);
-	ksft_set_plan(5 + 1 + 3 + 1 + 3 + 1 + 4);
+	ksft_set_plan(5 + 1 + 3 + 1 + 3 + 1 + 4 + 3);
 	test_id_and_one_reg(vcpu);
 	test_profile(vcpu, PH_PROFILE, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 0,
 		     "loop_records_exact");
@@ -600,5 +640,6 @@ int main(void)
 	kvm_vm_free(vm);
 
 	test_hidden();
+	test_irq_attribute();
 	ksft_finished();
 }
