@@ -821,12 +821,10 @@ static void test_freeze(struct kvm_vcpu *vcpu)
 }
 
 /*
- * A host event counting the guest's branches overflows every HOST_PERIOD
- * of them while the guest loops with FZP set: the hardware pauses the
- * guest's buffer at each, and KVM resumes it, as no guest counter
- * overflowed. The guest ends unpaused, its last branch recorded.
+ * phase_run() with a host event counting the guest's branches, which
+ * overflows every HOST_PERIOD of them; *count gets its total.
  */
-static void test_host_freeze(struct kvm_vcpu *vcpu)
+static bool phase_run_host_counting(struct kvm_vcpu *vcpu, uint64_t phase, uint64_t *count)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -836,17 +834,32 @@ static void test_host_freeze(struct kvm_vcpu *vcpu)
 		.exclude_host = 1,
 		.disabled = 1,
 	};
-	uint64_t count = 0;
 	int fd;
 	bool ok;
 
+	*count = 0;
 	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
 	TEST_ASSERT(fd >= 0, "host event on the guest's branches: %s", strerror(errno));
 	TEST_ASSERT(!ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), "host event enable");
-	ok = phase_run(vcpu, PH_HOST_FREEZE);
+	ok = phase_run(vcpu, phase);
 	TEST_ASSERT(!ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), "host event disable");
-	TEST_ASSERT(read(fd, &count, sizeof(count)) == sizeof(count), "host event read");
+	TEST_ASSERT(read(fd, count, sizeof(*count)) == sizeof(*count), "host event read");
 	close(fd);
+	return ok;
+}
+
+/*
+ * A host event counting the guest's branches overflows every HOST_PERIOD
+ * of them while the guest loops with FZP set: the hardware pauses the
+ * guest's buffer at each, and KVM resumes it, as no guest counter
+ * overflowed. The guest ends unpaused, its last branch recorded.
+ */
+static void test_host_freeze(struct kvm_vcpu *vcpu)
+{
+	uint64_t count;
+	bool ok;
+
+	ok = phase_run_host_counting(vcpu, PH_HOST_FREEZE, &count);
 	ksft_print_msg("host freeze: %lu guest branches, BRBFCR_EL1 %#lx, record 0 %#lx -> %#lx\n",
 		       count, guest_brbfcr, guest_recs[0].src, guest_recs[0].tgt);
 	report(ok && count >= LOOP_BRANCHES && !(guest_brbfcr & BRBFCR_PAUSED),
@@ -894,25 +907,10 @@ static void test_self_pause(struct kvm_vcpu *vcpu)
  */
 static void test_self_pause_host(struct kvm_vcpu *vcpu)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_RAW,
-		.config = EV_BR_RETIRED,
-		.sample_period = HOST_PERIOD,
-		.exclude_host = 1,
-		.disabled = 1,
-	};
-	uint64_t count = 0;
-	int fd;
+	uint64_t count;
 	bool ok;
 
-	fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
-	TEST_ASSERT(fd >= 0, "host event on the guest's branches: %s", strerror(errno));
-	TEST_ASSERT(!ioctl(fd, PERF_EVENT_IOC_ENABLE, 0), "host event enable");
-	ok = phase_run(vcpu, PH_SELF_PAUSE_HOST);
-	TEST_ASSERT(!ioctl(fd, PERF_EVENT_IOC_DISABLE, 0), "host event disable");
-	TEST_ASSERT(read(fd, &count, sizeof(count)) == sizeof(count), "host event read");
-	close(fd);
+	ok = phase_run_host_counting(vcpu, PH_SELF_PAUSE_HOST, &count);
 	ksft_print_msg("self pause, host overflows: %lu guest branches, BRBFCR_EL1 %#lx, %d records\n",
 		       count, guest_brbfcr, valid_count());
 	report(ok && count >= LOOP_BRANCHES && (guest_brbfcr & BRBFCR_PAUSED),
