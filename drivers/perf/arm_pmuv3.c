@@ -107,19 +107,30 @@ static bool armv8pmu_event_implemented(const struct arm_pmu *cpu_pmu, u32 evnum)
 }
 
 /*
- * The 64-bit counter dedicated to an event, or -1; only PMEVTYPER has TH.
- * PMCCNTR_EL0's overflow never freezes BRBE (the Arm ARM's
- * CheckPMUOverflowCondition() excludes it for BRBEFreeze): a branch
- * stack sampled from it would end in the interrupt's entry path.
+ * May CPU_CYCLES go on PMCCNTR_EL0? Not where the PMU leaves it out (SMT),
+ * and not where its overflow must freeze BRBE, which PMCCNTR_EL0's never
+ * does (the Arm ARM's CheckPMUOverflowCondition() excludes it for
+ * BRBEFreeze): a branch-stack event, whose stacks would end in the
+ * interrupt's entry path, and, with BRBE, a guest-only event, as KVM's
+ * stand for a guest's counters, whose overflow freezes the guest's own
+ * branch records.
  */
+static bool armv8pmu_cycles_on_cycle_counter(const struct arm_pmu *cpu_pmu,
+					     const struct perf_event_attr *attr)
+{
+	return test_bit(ARMV8_PMU_CYCLE_IDX, cpu_pmu->cntr_mask) &&
+	       !(attr->sample_type & PERF_SAMPLE_BRANCH_STACK) &&
+	       !(attr->exclude_host && cpu_pmu->branch_stack_add_del);
+}
+
+/* The 64-bit counter dedicated to an event, or -1; only PMEVTYPER has TH */
 static int armv8pmu_dedicated_counter(const struct arm_pmu *cpu_pmu,
 				      const struct perf_event_attr *attr, u32 evnum)
 {
 	if (FIELD_GET(ARMV8PMU_CFG1_THRESHOLD, attr->config1))
 		return -1;
 	if (evnum == ARMV8_PMUV3_PERFCTR_CPU_CYCLES &&
-	    !(attr->sample_type & PERF_SAMPLE_BRANCH_STACK) &&
-	    test_bit(ARMV8_PMU_CYCLE_IDX, cpu_pmu->cntr_mask))
+	    armv8pmu_cycles_on_cycle_counter(cpu_pmu, attr))
 		return ARMV8_PMU_CYCLE_IDX;
 	/* The user page has no index for PMICNTR_EL0: user readers stay off it */
 	if (attr->config1 & ARMV8PMU_CFG1_RDPMC)

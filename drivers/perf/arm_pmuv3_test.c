@@ -243,8 +243,8 @@ static const struct test_map_case test_map_cases[] = {
 	  ARMV8_PMUV3_PERFCTR_BR_MIS_PRED, ARMV8_PMUV3_PERFCTR_BR_MIS_PRED },
 	{ "extended event announced by PMCEID", TEST_PMU_V3P5, PERF_TYPE_RAW,
 	  ARMV8_AMU_PERFCTR_STALL_BACKEND_MEM, ARMV8_AMU_PERFCTR_STALL_BACKEND_MEM },
-	{ "extended event not announced", TEST_PMU_V3P5, PERF_TYPE_RAW,
-	  ARMV8_AMU_PERFCTR_CNT_CYCLES, -ENOENT },
+	{ "raw extended event not announced opens", TEST_PMU_V3P5, PERF_TYPE_RAW,
+	  ARMV8_AMU_PERFCTR_CNT_CYCLES, ARMV8_AMU_PERFCTR_CNT_CYCLES },
 	{ "raw CHAIN refused", TEST_PMU_V3, PERF_TYPE_RAW, ARMV8_PMUV3_PERFCTR_CHAIN, -EINVAL },
 };
 
@@ -435,6 +435,27 @@ static void test_branch_stack_avoids_cycle_counter(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, armv8pmu_dedicated_counter(cpu_pmu, &attr,
 							 ARMV8_PMUV3_PERFCTR_CPU_CYCLES), -1);
 	attr.sample_type = PERF_SAMPLE_IP;
+	KUNIT_EXPECT_EQ(test, armv8pmu_dedicated_counter(cpu_pmu, &attr,
+							 ARMV8_PMUV3_PERFCTR_CPU_CYCLES),
+			ARMV8_PMU_CYCLE_IDX);
+}
+
+/*
+ * With BRBE a guest-only cycles event (KVM's, for a guest counter) stays
+ * off PMCCNTR_EL0 too: the guest's branch records freeze on its overflow
+ */
+static void test_guest_cycles_avoid_cycle_counter_with_brbe(struct kunit *test)
+{
+	struct arm_pmu *cpu_pmu = test_pmu(test, TEST_PMU_V3P5);
+	struct perf_event_attr attr = { .exclude_host = 1 };
+
+	KUNIT_EXPECT_EQ(test, armv8pmu_dedicated_counter(cpu_pmu, &attr,
+							 ARMV8_PMUV3_PERFCTR_CPU_CYCLES),
+			ARMV8_PMU_CYCLE_IDX);
+	cpu_pmu->branch_stack_add_del = brbe_add_del;
+	KUNIT_EXPECT_EQ(test, armv8pmu_dedicated_counter(cpu_pmu, &attr,
+							 ARMV8_PMUV3_PERFCTR_CPU_CYCLES), -1);
+	attr.exclude_host = 0;
 	KUNIT_EXPECT_EQ(test, armv8pmu_dedicated_counter(cpu_pmu, &attr,
 							 ARMV8_PMUV3_PERFCTR_CPU_CYCLES),
 			ARMV8_PMU_CYCLE_IDX);
@@ -834,6 +855,7 @@ static struct kunit_case armv8pmu_test_cases[] = {
 	KUNIT_CASE(test_user_access_width_follows_long),
 	KUNIT_CASE(test_user_access_avoids_instruction_counter),
 	KUNIT_CASE(test_branch_stack_avoids_cycle_counter),
+	KUNIT_CASE(test_guest_cycles_avoid_cycle_counter_with_brbe),
 	KUNIT_CASE(test_user_index_is_counter_plus_one),
 	KUNIT_CASE(test_pmuacr_names_only_task_counters),
 	KUNIT_CASE(test_task_counters_cover_both_halves_of_pair),

@@ -871,7 +871,9 @@ static void test_host_freeze(struct kvm_vcpu *vcpu)
 /*
  * The guest's cycle counter overflows with FZP set: as on hardware
  * (ShouldBRBEFreeze() leaves the cycle counter out), the guest's buffer
- * records on, to the loop's last branch.
+ * is not paused. (Which branch the overflow's exit lands after depends
+ * on when the model's cycle counter notices its overflow, and the exit
+ * empties an unpaused buffer: the records are not checked.)
  */
 static void test_cycle_freeze(struct kvm_vcpu *vcpu)
 {
@@ -882,8 +884,6 @@ static void test_cycle_freeze(struct kvm_vcpu *vcpu)
 		       guest_brbfcr, guest_pmovs, guest_recs[0].src, guest_recs[0].tgt);
 	report(ok && (guest_pmovs & BIT(31)), "cycle_counter_overflowed");
 	report(ok && !(guest_brbfcr & BRBFCR_PAUSED), "cycle_overflow_leaves_guest_unpaused");
-	report(ok && guest_recs[0].src == ASM_LABEL(loop_last) &&
-	       guest_recs[0].tgt == ASM_LABEL(loop_end), "cycle_overflow_guest_records_to_the_end");
 }
 
 /* The guest pauses its own buffer: an exit keeps it paused, records and all */
@@ -996,7 +996,7 @@ int main(void)
 	if (!(dfr0 & DFR0_BRBE_MASK) && protected_kvm())
 		ksft_exit_skip("protected KVM keeps BRBE from its guests\n");
 
-	ksft_set_plan(5 + 4 + 2 + 3 + 3 + 2 + 3 + 2 + 2 + 2 + 2);
+	ksft_set_plan(5 + 4 + 2 + 3 + 3 + 2 + 2 + 2 + 2 + 2 + 2);
 	test_id_and_one_reg(vcpu);
 	test_records(vcpu);
 	test_isolation(vcpu, host_fd);
