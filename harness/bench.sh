@@ -117,7 +117,7 @@ PATHS=(
 "brbe-overflow-6|overflow interrupt, 6 branch events of distinct filters|insns/interrupt|the same loop with the events counting instead|brbe|brbe-overflow-1|0.45|brbe-overflow-6.raw brbe-overflow-6.base"
 "spe-irq|SPE buffer management interrupt, arm_spe_0//u every 256|insns/interrupt|the same loop and draining without the event|ratio|1.0|1.0|spe-irq.raw spe-irq.base"
 "spe-irq-per-mib|SPE interrupts per MiB of trace (64 KiB AUX buffer)|interrupts/MiB|none|ratio|1.0|1.0|-"
-"spe-snap-irq|SPE buffer management interrupt, 1 MiB snapshot buffer|insns/interrupt|the same loop without the event|abs|20000|-|spe-snap-irq.raw spe-snap-irq.base"
+"spe-snap-irq|SPE buffer management interrupt, 1 MiB snapshot buffer|insns/interrupt|the same loop without the event|abs|6000|6|spe-snap-irq.raw spe-snap-irq.base"
 "ctxsw-spe|context switch, 1 per-task SPE event with its AUX buffer|insns/switch|the same ping-pong without events|ratio|1.0|1.0|ctxsw-spe ctxsw-spe.base"
 )
 # the plugin's counters, in the order of its sysreg: lines and of the table

@@ -911,7 +911,7 @@ static void test_self_pause_host(struct kvm_vcpu *vcpu)
 	bool ok;
 
 	ok = phase_run_host_counting(vcpu, PH_SELF_PAUSE_HOST, &count);
-	ksft_print_msg("self pause, host overflows: %lu guest branches, BRBFCR_EL1 %#lx, %d records\n",
+	ksft_print_msg("self pause: %lu host-counted branches, BRBFCR_EL1 %#lx, %d records\n",
 		       count, guest_brbfcr, valid_count());
 	report(ok && count >= LOOP_BRANCHES && (guest_brbfcr & BRBFCR_PAUSED),
 	       "self_pause_survives_host_overflow");

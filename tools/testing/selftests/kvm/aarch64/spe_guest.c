@@ -611,7 +611,8 @@ int main(void)
 		ksft_set_plan(2);
 		ksft_test_result(!(dfr0 & DFR0_PMSVER_MASK), "firmware_buffer_hidden_from_guest\n");
 		if (!(dfr0 & DFR0_PMSVER_MASK))
-			ksft_test_result(guest_runs_without_spe(vcpu), "guest_runs_beside_firmware_buffer\n");
+			ksft_test_result(guest_runs_without_spe(vcpu),
+					 "guest_runs_beside_firmware_buffer\n");
 		else
 			ksft_test_result_skip("guest_runs_beside_firmware_buffer: it would touch the buffer\n");
 		kvm_vm_free(vm);
