@@ -614,7 +614,7 @@ int main(void)
 			ksft_test_result(guest_runs_without_spe(vcpu),
 					 "guest_runs_beside_firmware_buffer\n");
 		else
-			ksft_test_result_skip("guest_runs_beside_firmware_buffer: it would touch the buffer\n");
+			ksft_test_result_skip("guest_runs_beside_firmware_buffer: not run\n");
 		kvm_vm_free(vm);
 		ksft_finished();
 	}
