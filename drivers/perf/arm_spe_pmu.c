@@ -22,6 +22,7 @@
 #include <linux/module.h>
 #include <linux/of.h>
 #include <linux/perf/arm_pmu.h>
+#include <linux/perf/arm_spe_pmu.h>
 #include <linux/perf_event.h>
 #include <linux/platform_device.h>
 #include <linux/printk.h>
@@ -188,6 +189,8 @@ struct arm_spe_pmu {
 
 static enum cpuhp_state arm_spe_pmu_hp_state;
 static DEFINE_IDA(arm_spe_pmu_ida);
+/* The CPUs of every probed instance: their buffer interrupt is ours */
+static cpumask_t arm_spe_pmu_irq_cpus;
 
 /* sysfs: format/ (perf tool ABI), caps/ and cpumask */
 
@@ -1276,6 +1279,7 @@ static int arm_spe_pmu_device_probe(struct platform_device *pdev)
 	ret = perf_pmu_register(&spe->pmu, name, -1);
 	if (ret)
 		goto out_free_id;
+	arm_spe_pmu_irq_cpus_set(spe, true);
 	dev_info(dev, "%s: SPE v%u on CPUs %*pbl, minimum interval %u\n", name,
 		 spe->caps.pmsver, cpumask_pr_args(&spe->supported_cpus),
 		 spe->caps.min_interval);
@@ -1290,10 +1294,36 @@ out_free_irq:
 	return ret;
 }
 
+/**
+ * arm_spe_pmu_irq_on() - Whether this driver takes some CPUs' buffer interrupt
+ * @cpus: the CPUs
+ *
+ * A KVM guest that owns the profiling buffer raises this interrupt too,
+ * and the exit it causes is how KVM learns of the guest's buffer events.
+ *
+ * Return: true if a probed instance requested the interrupt of each CPU
+ * in @cpus (the hotplug callbacks enable it as each comes online).
+ */
+bool arm_spe_pmu_irq_on(const struct cpumask *cpus)
+{
+	return cpumask_subset(cpus, &arm_spe_pmu_irq_cpus);
+}
+EXPORT_SYMBOL_GPL(arm_spe_pmu_irq_on);
+
+/* Instances cover disjoint CPUs: each sets and clears its own bits */
+static void arm_spe_pmu_irq_cpus_set(const struct arm_spe_pmu *spe, bool on)
+{
+	unsigned int cpu;
+
+	for_each_cpu(cpu, &spe->supported_cpus)
+		cpumask_assign_cpu(cpu, &arm_spe_pmu_irq_cpus, on);
+}
+
 static void arm_spe_pmu_device_remove(struct platform_device *pdev)
 {
 	struct arm_spe_pmu *spe = platform_get_drvdata(pdev);
 
+	arm_spe_pmu_irq_cpus_set(spe, false);
 	perf_pmu_unregister(&spe->pmu);
 	ida_free(&arm_spe_pmu_ida, spe->id);
 	cpuhp_state_remove_instance(arm_spe_pmu_hp_state, &spe->hp_node);

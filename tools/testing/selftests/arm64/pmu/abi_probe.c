@@ -723,9 +723,11 @@ static void probe_groups(void)
  * type, its source and target (u: a user address, k: a kernel one, 0:
  * none, a half record) and its privilege; the value lists each kind seen
  * once, sorted, so the number of samples does not matter. Interrupts and
- * SErrors are left out: whether a timer interrupt lands in a sample's
- * records depends on where the kernel's code spends its instructions,
- * which a driver change moves.
+ * SErrors are left out, and so are exception returns from the kernel to
+ * the kernel, which only end an exception the kernel took: whether a
+ * timer interrupt lands in a sample's records depends on where the
+ * kernel's code spends its instructions, which a driver or model change
+ * moves.
  */
 #define BR_PERIOD	10007
 #define BR_CHUNKS	3000
@@ -774,7 +776,8 @@ static void kind_add(struct br_kinds *k, const struct perf_branch_entry *br)
 	unsigned int i, priv = BR_PRIV(f);
 	char buf[40];
 
-	if (BR_TYPE(f) == PERF_BR_IRQ || BR_TYPE(f) == PERF_BR_SERROR)
+	if (BR_TYPE(f) == PERF_BR_IRQ || BR_TYPE(f) == PERF_BR_SERROR ||
+	    (BR_TYPE(f) == PERF_BR_ERET && side(br->from) == 'k' && side(br->to) == 'k'))
 		return;
 	snprintf(buf, sizeof(buf), "%s:%c>%c:%s", br_type_name(f), side(br->from),
 		 side(br->to), priv < 4 ? privs[priv] : "?");

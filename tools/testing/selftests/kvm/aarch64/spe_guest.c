@@ -28,7 +28,12 @@
  *   - asking for physical addresses and physical timestamps, the guest
  *     gets timestamps of its virtual count and no physical address;
  *   - userspace can hide SPE (PMSVer written 0): the guest then reads
- *     PMSVer 0 and takes an UNDEF on PMSCR_EL1.
+ *     PMSVer 0 and takes an UNDEF on PMSCR_EL1;
+ *   - the host's memory management never costs the guest more than the
+ *     record that took the fault: a buffer whose memslot logs dirty pages
+ *     (live migration), whose host pages were reclaimed (madvise) or
+ *     write-protected and back (mprotect) gives every other record, and
+ *     the dirty log has every page the records went to.
  *
  * Under QEMU's -icount the members are exact: the loop's 3 * n
  * instructions, the disabling MSR and its ISB (record_pc()); with
@@ -42,6 +47,7 @@
  * _3; the record packets of the SPE chapter.
  */
 #include <string.h>
+#include <sys/mman.h>
 
 #include <kvm_util.h>
 #include <gic.h>
@@ -69,7 +75,7 @@
 #define BUF_PAGES		4
 #define PAGE			4096
 
-enum phase { PH_ID, PH_PROFILE, PH_FULL, PH_FRESH, PH_IRQ, PH_TS, PH_HIDDEN, PH_NOP };
+enum phase { PH_ID, PH_PROFILE, PH_FULL, PH_FRESH, PH_TOUCH, PH_IRQ, PH_TS, PH_HIDDEN, PH_NOP };
 
 /* one-reg values: userspace's to the guest, the guest's to userspace */
 #define HOST_PMSIRR		(INTERVAL * 3)
@@ -171,6 +177,9 @@ static void guest_phase_run(uint64_t phase)
 		break;
 	case PH_FRESH:
 		guest_profile(guest_buf, guest_buf_size);
+		break;
+	case PH_TOUCH:
+		guest_touch(guest_buf, guest_buf_size);
 		break;
 	case PH_TS:
 		guest_touch(guest_buf, guest_buf_size);
@@ -466,6 +475,97 @@ static void test_profile(struct kvm_vcpu *vcpu, enum phase phase, uint64_t buf,
 	report(!guest_status && n == expect, "%s", name);
 }
 
+/* The buffer of the dirty-log test: a memslot of its own, mapped VA == IPA */
+#define LOG_SLOT		1
+#define LOG_GPA			(1ULL << 30)
+
+static uint64_t log_buffer(struct kvm_vm *vm)
+{
+	vm_userspace_mem_region_add(vm, VM_MEM_SRC_ANONYMOUS, LOG_GPA, LOG_SLOT, BUF_PAGES,
+				    KVM_MEM_LOG_DIRTY_PAGES);
+	virt_map(vm, LOG_GPA, LOG_GPA, BUF_PAGES);
+	return LOG_GPA;
+}
+
+/* The buffer's pages the dirty log has; reading it write-protects them */
+static unsigned long log_dirty_pages(struct kvm_vm *vm)
+{
+	unsigned long bitmap = 0;
+
+	kvm_vm_get_dirty_log(vm, LOG_SLOT, &bitmap);
+	return bitmap & ((1UL << BUF_PAGES) - 1);
+}
+
+/* Profile a buffer the guest touched before: one record lost to the fault */
+static int profile_again(struct kvm_vcpu *vcpu, uint64_t buf)
+{
+	guest_buf = buf;
+	guest_buf_size = BUF_PAGES * PAGE;
+	phase_run(vcpu, PH_FRESH);
+	return phase_records(vcpu->vm, buf, 2);
+}
+
+/*
+ * Live migration: reading the dirty log write-protects the pages the guest
+ * touched, so the records' writes take stage-2 permission faults, which KVM
+ * must resolve as it would a guest write's: relax the page and log it
+ * dirty, else the unit faults again at every sample and writes nothing.
+ * Then the same with logging turned off, the pages still read-only.
+ */
+static void test_dirty_log(struct kvm_vcpu *vcpu, uint64_t buf)
+{
+	int expect = (LOOP_INSNS * LOOP_N + 2) / INTERVAL - 1, n;
+	unsigned long touched, logged, used;
+
+	guest_buf = buf;
+	guest_buf_size = BUF_PAGES * PAGE;
+	phase_run(vcpu, PH_TOUCH);
+	touched = log_dirty_pages(vcpu->vm);
+	n = profile_again(vcpu, buf);
+	logged = log_dirty_pages(vcpu->vm);
+	used = n > 0 ? (1UL << DIV_ROUND_UP(guest_ptr - buf, PAGE)) - 1 : 0;
+	ksft_print_msg("dirty logging: touched %#lx, PMBSR_EL1 %#lx, %d records (%d expected)\n",
+		       touched, (unsigned long)guest_status, n, expect);
+	ksft_print_msg("dirty logging: pages with records %#lx, logged %#lx\n", used, logged);
+	report(!guest_status && n == expect, "dirty_logging_buffer_records_exact");
+	report(used && (logged & used) == used, "dirty_logging_record_pages_logged");
+
+	vm_mem_region_set_flags(vcpu->vm, LOG_SLOT, 0);
+	n = profile_again(vcpu, buf);
+	ksft_print_msg("logging off: PMBSR_EL1 %#lx, %d records (%d expected)\n",
+		       (unsigned long)guest_status, n, expect);
+	report(!guest_status && n == expect, "after_dirty_logging_records_exact");
+}
+
+/*
+ * The host takes the buffer's pages away between two runs: reclaimed
+ * (MADV_DONTNEED, as swap-out or a balloon would) or write-protected and
+ * back (mprotect). Either unmaps them at stage 2, and the guest loses only
+ * the record that took the fault.
+ */
+static void test_host_mm(struct kvm_vcpu *vcpu, uint64_t buf)
+{
+	int expect = (LOOP_INSNS * LOOP_N + 2) / INTERVAL - 1, n;
+	void *hva = addr_gva2hva(vcpu->vm, buf);
+	size_t size = BUF_PAGES * PAGE;
+
+	guest_buf = buf;
+	guest_buf_size = size;
+	phase_run(vcpu, PH_TOUCH);
+	TEST_ASSERT(!madvise(hva, size, MADV_DONTNEED), "madvise");
+	n = profile_again(vcpu, buf);
+	ksft_print_msg("reclaimed buffer: PMBSR_EL1 %#lx, %d records (%d expected)\n",
+		       (unsigned long)guest_status, n, expect);
+	report(!guest_status && n == expect, "host_reclaimed_buffer_records_exact");
+
+	TEST_ASSERT(!mprotect(hva, size, PROT_READ), "mprotect");
+	TEST_ASSERT(!mprotect(hva, size, PROT_READ | PROT_WRITE), "mprotect");
+	n = profile_again(vcpu, buf);
+	ksft_print_msg("write-protected and back: PMBSR_EL1 %#lx, %d records (%d expected)\n",
+		       (unsigned long)guest_status, n, expect);
+	report(!guest_status && n == expect, "host_mprotected_buffer_records_exact");
+}
+
 static void test_full(struct kvm_vcpu *vcpu, uint64_t buf)
 {
 	/* Full once fewer than MaxSize (64) bytes are left below the limit */
@@ -595,6 +695,7 @@ int main(void)
 	uint64_t size = BUF_PAGES * PAGE;
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
+	const char *hides;
 	int irq_set;
 
 	ksft_print_header();
@@ -603,18 +704,20 @@ int main(void)
 	vcpu = spe_vm_create(&vm);
 	vcpu_get_reg(vcpu, id, &dfr0);
 	/*
-	 * SPE_FIRMWARE_OWNED=1: firmware keeps the host's buffer
-	 * (PMBIDR_EL1.P), which KVM must neither show nor touch: the guest
-	 * sees no SPE, and runs, its host still standing.
+	 * SPE_HOST_HIDES=firmware: firmware keeps the host's buffer
+	 * (PMBIDR_EL1.P), which KVM must neither show nor touch.
+	 * SPE_HOST_HIDES=no_driver: no host SPE driver takes the buffer's
+	 * interrupt, without which KVM never learns of the guest's buffer
+	 * events. Either way the guest sees no SPE, and runs.
 	 */
-	if (getenv("SPE_FIRMWARE_OWNED")) {
+	hides = getenv("SPE_HOST_HIDES");
+	if (hides) {
 		ksft_set_plan(2);
-		ksft_test_result(!(dfr0 & DFR0_PMSVER_MASK), "firmware_buffer_hidden_from_guest\n");
+		ksft_test_result(!(dfr0 & DFR0_PMSVER_MASK), "%s_spe_hidden_from_guest\n", hides);
 		if (!(dfr0 & DFR0_PMSVER_MASK))
-			ksft_test_result(guest_runs_without_spe(vcpu),
-					 "guest_runs_beside_firmware_buffer\n");
+			ksft_test_result(guest_runs_without_spe(vcpu), "guest_runs_%s\n", hides);
 		else
-			ksft_test_result_skip("guest_runs_beside_firmware_buffer: not run\n");
+			ksft_test_result_skip("guest_runs_%s: not run\n", hides);
 		kvm_vm_free(vm);
 		ksft_finished();
 	}
@@ -629,13 +732,15 @@ int main(void)
 	ksft_print_msg("guest loop at %#lx, %d bytes\n", (unsigned long)ASM_LABEL(spe_loop_body),
 		       4 * LOOP_INSNS);
 	irq_set = vpmu_vm_spe_irq(vcpu);
-	ksft_set_plan(5 + 1 + 3 + 1 + 3 + 1 + 4 + 3);
+	ksft_set_plan(5 + 1 + 3 + 1 + 3 + 3 + 2 + 1 + 4 + 3);
 	test_id_and_one_reg(vcpu);
 	test_profile(vcpu, PH_PROFILE, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 0,
 		     "loop_records_exact");
 	test_full(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR));
 	test_profile(vcpu, PH_FRESH, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 1,
 		     "unmapped_buffer_records_exact");
+	test_dirty_log(vcpu, log_buffer(vm));
+	test_host_mm(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR));
 	test_irq(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), irq_set);
 	test_timestamps(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR));
 	kvm_vm_free(vm);
