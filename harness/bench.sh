@@ -146,43 +146,18 @@ build_programs() {
 	touch "$BIN/.built"
 }
 
-# The plugin, for the QEMU that boots the kernels: built with the host's
-# gcc against that build's own qemu-plugin.h (the plugin API version must
-# match the binary), into $CACHE/bench-plugin/<hash>/. Sets PLUGIN to the
-# .so, or leaves it empty and says why in PLUGIN_WHY.
+# The plugin, for the QEMU that boots the kernels (lib.sh's
+# sysreg_plugin). Sets PLUGIN to the .so, or leaves it empty and says why
+# in PLUGIN_WHY.
 PLUGIN=
 PLUGIN_WHY=
 build_plugin() {
-	local qdir hdr dir cand
 	if [ "${BENCH_PLUGIN:-1}" = 0 ]; then
 		PLUGIN_WHY="BENCH_PLUGIN=0"
 		return 0
 	fi
-	qdir=$(dirname "$(readlink -f "$(command -v "$QEMU")")")
-	if ! grep -qs '^#define CONFIG_PLUGIN' "$qdir/config-host.h"; then
-		PLUGIN_WHY="$QEMU is not a QEMU build with plugin support"
-		return 0
-	fi
-	hdr=
-	for cand in "$qdir/qemu-bundle/usr/local/include/qemu-plugin.h" \
-		    "$qdir/../src/include/qemu/qemu-plugin.h"; do
-		[ -f "$cand" ] && { hdr=$cand; break; }
-	done
-	if [ -z "$hdr" ]; then
-		PLUGIN_WHY="no qemu-plugin.h beside $QEMU"
-		return 0
-	fi
-	dir=$CACHE/bench-plugin/$(hash_inputs "$PLUGIN_SRC" "$hdr")
-	if [ ! -f "$dir/libsysreg.so" ]; then
-		msg "building the sysreg plugin into $dir"
-		mkdir -p "$dir"
-		# shellcheck disable=SC2046
-		gcc -shared -fPIC -O2 -Wall -I"$(dirname "$hdr")" \
-			$(pkg-config --cflags glib-2.0) -o "$dir/libsysreg.so.tmp" \
-			"$PLUGIN_SRC" >> "$OUT/build.log" 2>&1 || failed "$OUT/build.log"
-		mv "$dir/libsysreg.so.tmp" "$dir/libsysreg.so"
-	fi
-	PLUGIN=$dir/libsysreg.so
+	PLUGIN=$(sysreg_plugin "$QEMU" 2> "$TMP/plugin-why")
+	PLUGIN_WHY=$(cat "$TMP/plugin-why")
 }
 
 # failed LOG: show the end of a build log and stop

@@ -90,6 +90,32 @@ model_result() {
 	esac
 }
 
+# SPE_OWNER=1 in KNOBS: our sysreg plugin watches every hand-over of the
+# profiling buffer at EL2 (harness/bench/sysreg-plugin.c, owner=on); one
+# result: no violation, and at least one owner change and one buffer
+# enabled at EL2 seen, so that a boot that never handed the buffer over
+# cannot pass.
+case " $knobs " in *" SPE_OWNER=1 "*) export SPE_OWNER_LOG=$log.owner ;; esac
+rm -f "${SPE_OWNER_LOG:-/nonexistent}"
+owner_result() {
+	local name=${log##*/} line changes enables violations
+	name=${name%.log}
+	line=$(grep '^spe-owner: ' "$SPE_OWNER_LOG" 2>/dev/null || true)
+	changes=$(echo "$line" | sed -n 's/.* changes=\([0-9]*\).*/\1/p')
+	enables=$(echo "$line" | sed -n 's/.* enables=\([0-9]*\).*/\1/p')
+	violations=$(echo "$line" | sed -n 's/.* violations=\([0-9]*\).*/\1/p')
+	echo "TAP version 13"
+	echo "# ${line:-spe-owner: no result from the plugin}"
+	grep '^spe-owner-violation: ' "$SPE_OWNER_LOG" 2>/dev/null | sort | uniq -c |
+		sed 's/^ */# /' || true
+	if [ "${violations:-1}" = 0 ] && [ "${changes:-0}" -gt 0 ] && [ "${enables:-0}" -gt 0 ]; then
+		echo "ok 1 ${name}_spe_buffer_enabled_under_its_owner"
+	else
+		echo "not ok 1 ${name}_spe_buffer_enabled_under_its_owner"
+	fi
+	echo "1..1"
+}
+
 # The time limit is a backstop for a hung guest: a boot shares the machine
 # with other boots and builds, so it is twice qemu.sh's default.
 start=$SECONDS
@@ -102,6 +128,10 @@ if [ "$rc" = 125 ]; then
 fi
 model_result >> "$log.tmp"
 rm -f "$MODEL_LOG"
+if [ -n "${SPE_OWNER_LOG:-}" ]; then
+	owner_result >> "$log.tmp"
+	rm -f "$SPE_OWNER_LOG"
+fi
 # Wall time, for make check's summary (where the time goes)
 echo "# boot-suite: $((SECONDS - start)) s" >> "$log.tmp"
 mv "$log.tmp" "$log"

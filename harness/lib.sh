@@ -197,3 +197,37 @@ suite_rows() {
 			$2 != "check" && $2 != "all" { print "suites.txt: bad tier " $2 > "/dev/stderr"; exit 1 }
 			tier == "all" || $2 == (tier == "ref" ? "all" : tier) { print $1, $3, $4, $5 }'
 }
+
+# sysreg_plugin QEMU: our TCG plugin (harness/bench/sysreg-plugin.c; make
+# bench's counts, boot-suite.sh's SPE_OWNER=1 check) for that QEMU binary,
+# built with the host's gcc against the build's own qemu-plugin.h (the
+# plugin API version must match the binary) into $CACHE/bench-plugin/<hash>/.
+# Prints the .so; prints nothing, and says why on stderr, where that QEMU
+# has no plugin support.
+sysreg_plugin() {
+	local qdir hdr="" dir cand src=$HARNESS/bench/sysreg-plugin.c
+	qdir=$(dirname "$(readlink -f "$(command -v "$1")")")
+	if ! grep -qs '^#define CONFIG_PLUGIN' "$qdir/config-host.h"; then
+		echo "$1 is not a QEMU build with plugin support" >&2
+		return 0
+	fi
+	for cand in "$qdir/qemu-bundle/usr/local/include/qemu-plugin.h" \
+		    "$qdir/../src/include/qemu/qemu-plugin.h"; do
+		[ -f "$cand" ] && { hdr=$cand; break; }
+	done
+	if [ -z "$hdr" ]; then
+		echo "no qemu-plugin.h beside $1" >&2
+		return 0
+	fi
+	dir=$CACHE/bench-plugin/$(hash_inputs "$src" "$hdr")
+	if [ ! -f "$dir/libsysreg.so" ]; then
+		mkdir -p "$dir"
+		# shellcheck disable=SC2046 # pkg-config's words
+		gcc -shared -fPIC -O2 -Wall -I"$(dirname "$hdr")" \
+			$(pkg-config --cflags glib-2.0) -o "$dir/libsysreg.so.tmp" \
+			"$src" > "$dir/build.log" 2>&1 ||
+			die "the sysreg plugin failed to build: $dir/build.log"
+		mv "$dir/libsysreg.so.tmp" "$dir/libsysreg.so"
+	fi
+	echo "$dir/libsysreg.so"
+}

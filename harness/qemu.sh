@@ -22,6 +22,9 @@
 # the GIC and the PMU interrupts from QEMU's ACPI tables, not a DT).
 # MODEL_LOG (a file: QEMU's -d guest_errors log, where our models report a
 # reserved value the guest wrote; boot-suite.sh checks it).
+# SPE_OWNER_LOG (a file: our sysreg plugin, owner=on, checks that code at
+# EL2 enables the profiling buffer only under its owner's regime and writes
+# what it saw there; boot-suite.sh's SPE_OWNER=1).
 # KARCH=arm boots the 32-bit Arm kernel (harness/kernel.sh KARCH=arm) on the
 # same AArch64 CPU model running AArch32 at EL1 and EL0, with its own
 # initramfs (harness/arm32/initramfs.sh); one vCPU, no SHARE, DTB or ACPI.
@@ -160,6 +163,14 @@ arm32_args() {
 	printf '%s\n' "${a[@]}"
 }
 
+# owner_plugin: the sysreg plugin for SPE_OWNER_LOG, which must not go unchecked
+owner_plugin() {
+	local so
+	so=$(sysreg_plugin "$QEMU")
+	[ -n "$so" ] || die "SPE_OWNER_LOG needs our sysreg plugin, which $QEMU cannot load"
+	echo "$so"
+}
+
 # qemu_args INITRD DIR: QEMU's arguments; DIR holds what they refer to
 qemu_args() {
 	if [ "$KARCH" = arm ]; then
@@ -171,6 +182,7 @@ qemu_args() {
 		 -append "$(kernel_args)" -nic none -no-reboot)
 	[ -n "$ICOUNT" ] && a+=(-icount "$ICOUNT")
 	[ -n "${MODEL_LOG:-}" ] && a+=(-d guest_errors -D "$MODEL_LOG")
+	[ -n "${SPE_OWNER_LOG:-}" ] && a+=(-plugin "$(owner_plugin),owner=on,out=$SPE_OWNER_LOG")
 	# The firmware loads -kernel, -initrd and -append from QEMU's fw_cfg
 	# and starts the kernel's EFI stub; QEMU hands it the ACPI tables
 	# (MADT: one GICC per CPU with its PMU's interrupt) the same way.

@@ -1228,6 +1228,31 @@ static const struct pmu arm_spe_pmu_template = {
 	.read		= arm_spe_pmu_no_count,
 };
 
+/**
+ * arm_spe_pmu_irq_on() - Whether this driver takes some CPUs' buffer interrupt
+ * @cpus: the CPUs
+ *
+ * A KVM guest that owns the profiling buffer raises this interrupt too,
+ * and the exit it causes is how KVM learns of the guest's buffer events.
+ *
+ * Return: true if a probed instance requested the interrupt of each CPU
+ * in @cpus (the hotplug callbacks enable it as each comes online).
+ */
+bool arm_spe_pmu_irq_on(const struct cpumask *cpus)
+{
+	return cpumask_subset(cpus, &arm_spe_pmu_irq_cpus);
+}
+EXPORT_SYMBOL_GPL(arm_spe_pmu_irq_on);
+
+/* Instances cover disjoint CPUs: each sets and clears its own bits */
+static void arm_spe_pmu_irq_cpus_set(const struct arm_spe_pmu *spe, bool on)
+{
+	unsigned int cpu;
+
+	for_each_cpu(cpu, &spe->supported_cpus)
+		cpumask_assign_cpu(cpu, &arm_spe_pmu_irq_cpus, on);
+}
+
 static int arm_spe_pmu_device_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
@@ -1292,31 +1317,6 @@ out_remove_cpuhp:
 out_free_irq:
 	free_percpu_irq(spe->irq, spe->handle);
 	return ret;
-}
-
-/**
- * arm_spe_pmu_irq_on() - Whether this driver takes some CPUs' buffer interrupt
- * @cpus: the CPUs
- *
- * A KVM guest that owns the profiling buffer raises this interrupt too,
- * and the exit it causes is how KVM learns of the guest's buffer events.
- *
- * Return: true if a probed instance requested the interrupt of each CPU
- * in @cpus (the hotplug callbacks enable it as each comes online).
- */
-bool arm_spe_pmu_irq_on(const struct cpumask *cpus)
-{
-	return cpumask_subset(cpus, &arm_spe_pmu_irq_cpus);
-}
-EXPORT_SYMBOL_GPL(arm_spe_pmu_irq_on);
-
-/* Instances cover disjoint CPUs: each sets and clears its own bits */
-static void arm_spe_pmu_irq_cpus_set(const struct arm_spe_pmu *spe, bool on)
-{
-	unsigned int cpu;
-
-	for_each_cpu(cpu, &spe->supported_cpus)
-		cpumask_assign_cpu(cpu, &arm_spe_pmu_irq_cpus, on);
 }
 
 static void arm_spe_pmu_device_remove(struct platform_device *pdev)

@@ -50,6 +50,26 @@
  * <insns> <count>": a block left early by an exception counts in full).
  *
  * Counts are for vCPU 0 only: bench.sh boots with -smp 1.
+ *
+ * owner=on (instead of counting): check where code at EL2 hands the
+ * Statistical Profiling buffer between owners, for harness/boot-suite.sh's
+ * SPE_OWNER=1. The buffer writes through its owner's translation regime
+ * (MDCR_EL2.E2PB: 0b00 EL2, else EL1), so a hypervisor must enable a
+ * buffer only under the regime that owns it. Two rules, for any vCPU:
+ *
+ *	owner	MDCR_EL2 never changes the owner while the buffer is enabled
+ *		(PMBLIMITR_EL1.E) and EL1 sampling is on (PMSCR_EL1.E0SPE or
+ *		E1SPE): a guest's buffer enabled before EL1 owns it
+ *	ttbr	no EL1 TTBR is loaded at EL2 (TTBR0/1_EL1 with HCR_EL2.E2H
+ *		clear, TTBR0/1_EL12) after the buffer was enabled at EL2 and
+ *		before the next ERET: a nVHE host's buffer enabled before its
+ *		own TTBRs are back
+ *
+ * with the registers as last written by MSR at any EL (PMSCR_EL1 at EL1,
+ * at EL2 with E2H clear, or as PMSCR_EL12). At exit the output file gets
+ * "spe-owner: changes=<n> enables=<n> violations=<n>" (owner changes and
+ * EL2 buffer enables seen, so that a run that checked nothing shows) and
+ * "spe-owner-violation: <rule> <vaddr>" for each violation.
  */
 #include <glib.h>
 #include <inttypes.h>
@@ -94,6 +114,34 @@ static bool pcs;
 static GHashTable *sites;		/* struct site (its key part) -> itself */
 static GMutex sites_lock;
 static struct qemu_plugin_register *reg_x[3];
+
+/* owner=on */
+#define OWNER_VCPUS	8
+#define ERET		0xd69f03e0u
+/* An MSR's register: o0 op1 CRn CRm op2 (op0 3) */
+#define SYSREG(op1, crn, crm, op2) \
+	(1u << 14 | (op1) << 11 | (crn) << 7 | (crm) << 3 | (op2))
+#define R_MDCR_EL2	SYSREG(4, 1, 1, 1)
+#define R_PMBLIMITR_EL1	SYSREG(0, 9, 10, 0)
+#define R_PMSCR_EL1	SYSREG(0, 9, 9, 0)
+#define R_PMSCR_EL12	SYSREG(5, 9, 9, 0)
+#define R_TTBR0_EL1	SYSREG(0, 2, 0, 0)
+#define R_TTBR1_EL1	SYSREG(0, 2, 0, 1)
+#define R_TTBR0_EL12	SYSREG(5, 2, 0, 0)
+#define R_TTBR1_EL12	SYSREG(5, 2, 0, 1)
+
+struct owner {
+	struct qemu_plugin_register *x[31], *cpsr, *hcr;
+	unsigned int e2pb;	/* MDCR_EL2.E2PB */
+	bool enabled;		/* PMBLIMITR_EL1.E */
+	bool el1_sampling;	/* PMSCR_EL1.E0SPE | E1SPE */
+	bool enabled_at_el2;	/* an EL2 MSR set E since the last ERET */
+};
+
+static bool owner_mode;
+static struct owner owners[OWNER_VCPUS];
+static uint64_t owner_changes, owner_enables, owner_violations;
+static GMutex owner_lock;
 
 static bool is_kernel(uint64_t vaddr)
 {
@@ -326,6 +374,92 @@ static struct site *site_of(uint64_t vaddr, uint32_t insn, uint32_t ninsns)
 	return s;
 }
 
+static uint64_t read_reg(struct qemu_plugin_register *reg)
+{
+	GByteArray *buf = g_byte_array_new();
+	uint64_t v = 0;
+	int len = reg ? qemu_plugin_read_register(reg, buf) : -1;
+
+	/* target (little-endian) byte order */
+	for (int i = len - 1; i >= 0; i--)
+		v = v << 8 | buf->data[i];
+	g_byte_array_free(buf, TRUE);
+	return v;
+}
+
+static void owner_violation(const char *rule, uint64_t vaddr)
+{
+	owner_violations++;
+	fprintf(out, "spe-owner-violation: %s %016" PRIx64 "\n", rule, vaddr);
+}
+
+/* An MSR of one of the registers of SYSREG(), or an ERET (udata: its site) */
+static void on_owner_insn(unsigned int vcpu, void *udata)
+{
+	const struct site *site = udata;
+	uint32_t insn = site->insn;
+	struct owner *o = &owners[vcpu];
+	unsigned int reg = (insn >> 5) & 0x7fff, rt = insn & 31;
+	unsigned int el = (read_reg(o->cpsr) >> 2) & 3;
+	uint64_t val = rt == 31 ? 0 : read_reg(o->x[rt]);
+	bool e2h = el == 2 && (read_reg(o->hcr) >> 34) & 1;
+
+	g_mutex_lock(&owner_lock);
+	if (insn == ERET) {
+		if (el == 2)
+			o->enabled_at_el2 = false;
+	} else if (reg == R_MDCR_EL2) {
+		unsigned int e2pb = (val >> 12) & 3;
+
+		if (!e2pb != !o->e2pb) {
+			owner_changes++;
+			if (o->enabled && o->el1_sampling)
+				owner_violation("owner", site->vaddr);
+		}
+		o->e2pb = e2pb;
+	} else if (reg == R_PMBLIMITR_EL1) {
+		o->enabled = val & 1;
+		if (o->enabled && el == 2) {
+			owner_enables++;
+			o->enabled_at_el2 = true;
+		}
+	} else if (reg == R_PMSCR_EL12 || (reg == R_PMSCR_EL1 && !e2h)) {
+		o->el1_sampling = val & 3;
+	} else if (el == 2 && o->enabled_at_el2 &&
+		   (reg == R_TTBR0_EL12 || reg == R_TTBR1_EL12 || !e2h)) {
+		owner_violation("ttbr", site->vaddr);
+	}
+	g_mutex_unlock(&owner_lock);
+}
+
+static bool is_owner_insn(uint32_t insn)
+{
+	unsigned int reg = (insn >> 5) & 0x7fff;
+
+	if (insn == ERET)
+		return true;
+	if ((insn & 0xfff00000u) != 0xd5100000u)
+		return false;
+	return reg == R_MDCR_EL2 || reg == R_PMBLIMITR_EL1 || reg == R_PMSCR_EL1 ||
+	       reg == R_PMSCR_EL12 || reg == R_TTBR0_EL1 || reg == R_TTBR1_EL1 ||
+	       reg == R_TTBR0_EL12 || reg == R_TTBR1_EL12;
+}
+
+static void on_translate_owner(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	for (size_t i = 0; i < qemu_plugin_tb_n_insns(tb); i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		uint32_t op = 0;
+
+		if (qemu_plugin_insn_data(insn, &op, sizeof(op)) == sizeof(op) &&
+		    is_owner_insn(op))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_owner_insn,
+							       QEMU_PLUGIN_CB_R_REGS,
+							       site_of(qemu_plugin_insn_vaddr(insn),
+								       op, 0));
+	}
+}
+
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
@@ -369,11 +503,37 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	}
 }
 
+/* owner=on: x0-x30, the PSTATE and HCR_EL2 of every vCPU */
+static void owner_vcpu_init(unsigned int vcpu, GArray *regs)
+{
+	struct owner *o = &owners[vcpu];
+
+	for (guint i = 0; i < regs->len; i++) {
+		qemu_plugin_reg_descriptor *d =
+			&g_array_index(regs, qemu_plugin_reg_descriptor, i);
+		unsigned int n;
+
+		if (sscanf(d->name, "x%u", &n) == 1 && n < 31)
+			o->x[n] = d->handle;
+		else if (!strcmp(d->name, "cpsr"))
+			o->cpsr = d->handle;
+		else if (!strcmp(d->name, "HCR_EL2"))
+			o->hcr = d->handle;
+	}
+	if (!o->cpsr || !o->hcr || !o->x[30])
+		fprintf(stderr, "sysreg-plugin: vCPU %u lacks x30, cpsr or HCR_EL2\n", vcpu);
+}
+
 /* Register handles are per vCPU and only available in its context. */
 static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 {
 	GArray *regs = qemu_plugin_get_registers();
 
+	if (owner_mode) {
+		if (vcpu < OWNER_VCPUS)
+			owner_vcpu_init(vcpu, regs);
+		goto out;
+	}
 	if (vcpu)
 		goto out;
 	for (guint i = 0; i < regs->len; i++) {
@@ -396,6 +556,10 @@ out:
 
 static void on_atexit(qemu_plugin_id_t id, void *udata)
 {
+	if (out && owner_mode)
+		fprintf(out, "spe-owner: changes=%" PRIu64 " enables=%" PRIu64
+			" violations=%" PRIu64 "\n", owner_changes, owner_enables,
+			owner_violations);
 	if (out)
 		fclose(out);
 	out = NULL;
@@ -417,6 +581,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		} else if (!strncmp(argv[i], "pcs=", 4)) {
 			if (!qemu_plugin_bool_parse("pcs", argv[i] + 4, &pcs))
 				goto bad;
+		} else if (!strncmp(argv[i], "owner=", 6)) {
+			if (!qemu_plugin_bool_parse("owner", argv[i] + 6, &owner_mode))
+				goto bad;
 		} else {
 			goto bad;
 		}
@@ -437,10 +604,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	c_pmu = qemu_plugin_scoreboard_u64_in_struct(board, struct counts, pmu);
 	c_brbe = qemu_plugin_scoreboard_u64_in_struct(board, struct counts, brbe);
 	qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
-	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+	qemu_plugin_register_vcpu_tb_trans_cb(id, owner_mode ? on_translate_owner : on_translate);
 	qemu_plugin_register_atexit_cb(id, on_atexit, NULL);
 	return 0;
 bad:
-	fprintf(stderr, "sysreg-plugin: usage: -plugin <so>,out=<file>[,pcs=on]\n");
+	fprintf(stderr, "sysreg-plugin: usage: -plugin <so>,out=<file>[,pcs=on|owner=on]\n");
 	return -1;
 }

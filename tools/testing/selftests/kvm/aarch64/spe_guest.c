@@ -11,7 +11,9 @@
  * which checks:
  *
  *   - the guest sees SPE (PMSVer, PMSIDR_EL1), and its registers are
- *     vCPU state that one-reg lists, reads and writes;
+ *     vCPU state that one-reg lists, reads and writes, PMSDSFR_EL1 too
+ *     where the unit has FEAT_SPE_FDS; userspace can show no version
+ *     below the hardware's;
  *   - a known loop sampled every 256 members into a buffer in guest
  *     memory gives exactly its records, each at the PC that member's
  *     position in the loop names, at EL1, and nothing else;
@@ -80,11 +82,19 @@ enum phase { PH_ID, PH_PROFILE, PH_FULL, PH_FRESH, PH_TOUCH, PH_IRQ, PH_TS, PH_H
 /* one-reg values: userspace's to the guest, the guest's to userspace */
 #define HOST_PMSIRR		(INTERVAL * 3)
 #define GUEST_PMSLATFR		0x123
+#define HOST_PMSDSFR		0x8000000000000001ULL
+#define GUEST_PMSDSFR		0x4000000000000002ULL
+
+/* FEAT_SPE_FDS (PMSIDR_EL1.FDS, bit 7): PMSDSFR_EL1, s3_0_c9_c10_4 */
+#define PMSIDR_FDS		BIT(7)
+#define SPE_PMSDSFR		sys_reg(3, 0, 9, 10, 4)
+#define REG_PMSDSFR		ARM64_SYS_REG(3, 0, 9, 10, 4)
 
 /* Set by the host before each run */
 static uint64_t guest_phase, guest_buf, guest_buf_size, guest_pmscr = PMSCR_E1SPE;
 /* Filled by the guest */
 static uint64_t guest_dfr0, guest_pmsidr, guest_pmsirr, guest_ptr, guest_status;
+static uint64_t guest_pmsdsfr;
 static uint64_t guest_undefs;
 /* The guest's virtual count around its loop */
 static uint64_t guest_vct0, guest_vct1;
@@ -169,6 +179,10 @@ static void guest_phase_run(uint64_t phase)
 		guest_pmsidr = read_sysreg_s(SYS_PMSIDR_EL1);
 		guest_pmsirr = read_sysreg_s(SYS_PMSIRR_EL1);
 		write_sysreg_s(GUEST_PMSLATFR, SYS_PMSLATFR_EL1);
+		if (guest_pmsidr & PMSIDR_FDS) {
+			guest_pmsdsfr = read_sysreg_s(SPE_PMSDSFR);
+			write_sysreg_s(GUEST_PMSDSFR, SPE_PMSDSFR);
+		}
 		break;
 	case PH_PROFILE:
 	case PH_FULL:
@@ -268,6 +282,7 @@ static void phase_run(struct kvm_vcpu *vcpu, uint64_t phase)
 	sync_global_from_guest(vm, guest_dfr0);
 	sync_global_from_guest(vm, guest_pmsidr);
 	sync_global_from_guest(vm, guest_pmsirr);
+	sync_global_from_guest(vm, guest_pmsdsfr);
 	sync_global_from_guest(vm, guest_ptr);
 	sync_global_from_guest(vm, guest_status);
 	sync_global_from_guest(vm, guest_undefs);
@@ -436,9 +451,10 @@ static int phase_records(struct kvm_vm *vm, uint64_t buf, uint64_t first)
 static void test_id_and_one_reg(struct kvm_vcpu *vcpu)
 {
 	uint64_t val;
-	bool set;
+	bool set, set_dsfr;
 
 	set = !__vcpu_set_reg(vcpu, ONE_REG(PMSIRR_EL1), HOST_PMSIRR);
+	set_dsfr = !__vcpu_set_reg(vcpu, REG_PMSDSFR, HOST_PMSDSFR);
 	phase_run(vcpu, PH_ID);
 	ksft_print_msg("guest ID_AA64DFR0_EL1 %#lx, PMSIDR_EL1 %#lx\n",
 		       (unsigned long)guest_dfr0, (unsigned long)guest_pmsidr);
@@ -453,6 +469,46 @@ static void test_id_and_one_reg(struct kvm_vcpu *vcpu)
 	report(set && guest_pmsirr == HOST_PMSIRR, "one_reg_pmsirr_reaches_guest");
 	vcpu_get_reg(vcpu, ONE_REG(PMSLATFR_EL1), &val);
 	report(val == GUEST_PMSLATFR, "one_reg_pmslatfr_from_guest");
+
+	/*
+	 * FEAT_SPE_FDS: the guest reaches PMSDSFR_EL1 untrapped, so it is
+	 * vCPU state, switched and listed, or the host's filter leaks in.
+	 */
+	if (!(guest_pmsidr & PMSIDR_FDS)) {
+		ksft_test_result_skip("one_reg_pmsdsfr_reaches_guest: the unit has no FDS\n");
+		ksft_test_result_skip("one_reg_pmsdsfr_from_guest: the unit has no FDS\n");
+		return;
+	}
+	report(set_dsfr && guest_pmsdsfr == HOST_PMSDSFR, "one_reg_pmsdsfr_reaches_guest");
+	val = 0;
+	__vcpu_get_reg(vcpu, REG_PMSDSFR, &val);
+	report(val == GUEST_PMSDSFR, "one_reg_pmsdsfr_from_guest");
+}
+
+/*
+ * A guest shown SPE has all the unit's registers, untrapped: userspace
+ * may show the hardware's version or none, never one below it, whose
+ * register list would lack what the world switch moves.
+ */
+static void test_pmsver_exact(uint64_t dfr0)
+{
+	uint64_t id = KVM_ARM64_SYS_REG(SYS_ID_AA64DFR0_EL1);
+	uint64_t pmsver = (dfr0 & DFR0_PMSVER_MASK) >> DFR0_PMSVER_SHIFT;
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	int ret;
+
+	if (pmsver < 2) {
+		ksft_test_result_skip("pmsver_below_hardware_refused: SPE is v1\n");
+		return;
+	}
+	vcpu = spe_vm_create(&vm);
+	ret = __vcpu_set_reg(vcpu, id, (dfr0 & ~DFR0_PMSVER_MASK) |
+			     ((pmsver - 1) << DFR0_PMSVER_SHIFT)) ? errno : 0;
+	kvm_vm_free(vm);
+	ksft_print_msg("PMSVer %lu written as %lu: %s\n", (unsigned long)pmsver,
+		       (unsigned long)pmsver - 1, strerror(ret));
+	report(ret == EINVAL, "pmsver_below_hardware_refused");
 }
 
 /*
@@ -732,7 +788,7 @@ int main(void)
 	ksft_print_msg("guest loop at %#lx, %d bytes\n", (unsigned long)ASM_LABEL(spe_loop_body),
 		       4 * LOOP_INSNS);
 	irq_set = vpmu_vm_spe_irq(vcpu);
-	ksft_set_plan(5 + 1 + 3 + 1 + 3 + 3 + 2 + 1 + 4 + 3);
+	ksft_set_plan(7 + 1 + 3 + 1 + 3 + 3 + 2 + 1 + 4 + 1 + 3);
 	test_id_and_one_reg(vcpu);
 	test_profile(vcpu, PH_PROFILE, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 0,
 		     "loop_records_exact");
@@ -746,6 +802,7 @@ int main(void)
 	kvm_vm_free(vm);
 
 	test_hidden();
+	test_pmsver_exact(dfr0);
 	test_irq_attribute();
 	ksft_finished();
 }
