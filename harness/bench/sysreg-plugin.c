@@ -401,14 +401,18 @@ static void on_owner_insn(unsigned int vcpu, void *udata)
 	struct owner *o = &owners[vcpu];
 	unsigned int reg = (insn >> 5) & 0x7fff, rt = insn & 31;
 	unsigned int el = (read_reg(o->cpsr) >> 2) & 3;
-	uint64_t val = rt == 31 ? 0 : read_reg(o->x[rt]);
-	bool e2h = el == 2 && (read_reg(o->hcr) >> 34) & 1;
+	uint64_t val;
+	bool e2h;
 
-	g_mutex_lock(&owner_lock);
 	if (insn == ERET) {
 		if (el == 2)
 			o->enabled_at_el2 = false;
-	} else if (reg == R_MDCR_EL2) {
+		return;
+	}
+	val = rt == 31 ? 0 : read_reg(o->x[rt]);
+	e2h = el == 2 && (read_reg(o->hcr) >> 34) & 1;
+	g_mutex_lock(&owner_lock);
+	if (reg == R_MDCR_EL2) {
 		unsigned int e2pb = (val >> 12) & 3;
 
 		if (!e2pb != !o->e2pb) {
