@@ -428,8 +428,8 @@ static const struct {
 
 /*
  * A vPMU VM whose guest is shown no more of BRBE and SPE than @shown and
- * enables what @mode says. Every one has the same buffer and exit page,
- * and the SPE interrupt where SPE is shown.
+ * enables what @mode says. Every one has the same buffer and exit page;
+ * the VMM names the SPE interrupt where SPE is to be shown.
  */
 static struct kvm_vcpu *vpmu_guest_create(struct kvm_vm **vm, uint64_t shown,
 					  enum guest_mode mode)
@@ -437,12 +437,13 @@ static struct kvm_vcpu *vpmu_guest_create(struct kvm_vm **vm, uint64_t shown,
 	struct kvm_vcpu *vcpu = vpmu_vm_create(vm, guest_vpmu_code);
 	uint64_t dfr0, hide;
 
+	/* SPE is shown once the VMM names its interrupt; none where KVM has none */
+	if (shown & DFR0_PMSVER_MASK)
+		vpmu_vm_spe_irq(vcpu);
 	vcpu_get_reg(vcpu, ID_DFR0, &dfr0);
 	hide = dfr0 & DFR0_BOTH & ~shown;
 	if (hide)
 		vcpu_set_reg(vcpu, ID_DFR0, dfr0 & ~hide);
-	if ((dfr0 & ~hide & DFR0_PMSVER_MASK) && vpmu_vm_spe_irq(vcpu))
-		die("KVM_ARM_VCPU_SPE_IRQ");
 	guest_mode = mode;
 	guest_buf_size = SPE_BUF_PAGES * (*vm)->page_size;
 	/* before the exit page: vm_vaddr_alloc() would reuse its free gap */

@@ -50,6 +50,7 @@ typedef __u64 u64;
 #ifndef KVM_ARM_VCPU_SPE_CTRL
 #define KVM_ARM_VCPU_SPE_CTRL	3
 #define KVM_ARM_VCPU_SPE_IRQ	0
+#define KVM_ARM_VCPU_SPE_INIT	1
 #endif
 
 /* linux,initrd-end in l2.dts, replaced by the real end at load time */
@@ -213,9 +214,10 @@ static int create_vgic(int vm)
  * @vm:		the VM
  * @gic:	the vGIC, initialized here: the vPMU needs it
  *
- * KVM shows a guest with a vPMU SPE where the host has it; its buffer
- * management interrupt is the PPI that l2.dts names. Without guest SPE
- * the guest's driver finds no SPE and leaves that node alone.
+ * The VMM asks KVM for guest SPE where KVM offers it, naming the buffer
+ * management interrupt, the PPI that l2.dts names, and claims it with
+ * INIT. Without guest SPE the guest's driver finds no SPE and leaves that
+ * node alone.
  *
  * Return: the vCPU's fd.
  */
@@ -251,6 +253,8 @@ static int create_vcpu(int kvm, int vm, int gic)
 	if (!ioctl(vcpu, KVM_HAS_DEVICE_ATTR, &spe_attr)) {
 		set_dev_attr(vcpu, KVM_ARM_VCPU_SPE_CTRL, KVM_ARM_VCPU_SPE_IRQ,
 			     &spe_irq, "SPE interrupt");
+		set_dev_attr(vcpu, KVM_ARM_VCPU_SPE_CTRL, KVM_ARM_VCPU_SPE_INIT,
+			     NULL, "SPE init");
 		fprintf(stderr, "l2-vmm: guest SPE on INTID %d\n", spe_irq);
 	}
 	return vcpu;

@@ -977,6 +977,88 @@ static void test_hidden(void)
 	kvm_vm_free(vm);
 }
 
+/* A one-reg id of BRBE's controls and injection registers: op0 2, op1 1, CRn 9 */
+static bool is_brbe_reg(uint64_t id)
+{
+	return (id & KVM_REG_ARM_COPROC_MASK) == KVM_REG_ARM64_SYSREG &&
+	       ((id & KVM_REG_ARM64_SYSREG_OP0_MASK) >> KVM_REG_ARM64_SYSREG_OP0_SHIFT) == 2 &&
+	       ((id & KVM_REG_ARM64_SYSREG_OP1_MASK) >> KVM_REG_ARM64_SYSREG_OP1_SHIFT) == 1 &&
+	       ((id & KVM_REG_ARM64_SYSREG_CRN_MASK) >> KVM_REG_ARM64_SYSREG_CRN_SHIFT) == 9;
+}
+
+/* KVM_SET_ONE_REG from a buffer of the register's size: 0 or the errno */
+static int set_one_reg(struct kvm_vcpu *vcpu, uint64_t id, void *val)
+{
+	struct kvm_one_reg reg = { .id = id, .addr = (uint64_t)val };
+
+	return __vcpu_ioctl(vcpu, KVM_SET_ONE_REG, &reg) ? errno : 0;
+}
+
+static bool in_list(const struct kvm_reg_list *list, uint64_t id)
+{
+	uint64_t i;
+
+	for (i = 0; i < list->n; i++)
+		if (list->reg[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * Migration into a VMM that hides BRBE: the hidden vCPU lists exactly the
+ * registers of one shown BRBE but BRBE's six (with the base tree's
+ * get-reg-list finding those six new, its list is then the base's), takes
+ * every one of their values from the vCPU that had BRBE, and refuses
+ * BRBE's own.
+ */
+static void test_hidden_reg_list(void)
+{
+	uint64_t dfr0, id = KVM_ARM64_SYS_REG(SYS_ID_AA64DFR0_EL1);
+	unsigned int brbe = 0, odd = 0, failed = 0, refused = 0;
+	struct kvm_reg_list *shown_list, *hidden_list;
+	struct kvm_vcpu *shown, *hidden;
+	struct kvm_vm *vm_shown, *vm_hidden;
+	uint8_t val[256];
+	uint64_t i, r;
+	int err;
+
+	shown = brbe_vm_create(&vm_shown);
+	hidden = brbe_vm_create(&vm_hidden);
+	vcpu_get_reg(hidden, id, &dfr0);
+	vcpu_set_reg(hidden, id, dfr0 & ~DFR0_BRBE_MASK);
+	shown_list = vcpu_get_reg_list(shown);
+	hidden_list = vcpu_get_reg_list(hidden);
+	for (i = 0; i < shown_list->n; i++) {
+		r = shown_list->reg[i];
+		brbe += is_brbe_reg(r);
+		odd += is_brbe_reg(r) == in_list(hidden_list, r);
+	}
+	for (i = 0; i < hidden_list->n; i++)
+		odd += !in_list(shown_list, hidden_list->reg[i]);
+	for (i = 0; i < shown_list->n; i++) {
+		r = shown_list->reg[i];
+		if (r == id || __vcpu_get_reg(shown, r, val))
+			continue;
+		err = set_one_reg(hidden, r, val);
+		if (is_brbe_reg(r)) {
+			refused += err == ENOENT;
+		} else if (err && !failed++) {
+			ksft_print_msg("register %#lx refused: %s\n", (unsigned long)r,
+				       strerror(err));
+		}
+	}
+	ksft_print_msg("BRBE hidden: %lu registers, shown: %lu (%u of BRBE), %u odd, %u refused\n",
+		       (unsigned long)hidden_list->n, (unsigned long)shown_list->n, brbe, odd,
+		       failed);
+	report(brbe == 6 && !odd, "hidden_brbe_lists_shown_minus_brbe");
+	report(!failed, "hidden_brbe_takes_every_listed_register");
+	report(refused == brbe, "hidden_brbe_refuses_brbe_registers");
+	free(shown_list);
+	free(hidden_list);
+	kvm_vm_free(vm_shown);
+	kvm_vm_free(vm_hidden);
+}
+
 int main(void)
 {
 	uint64_t dfr0, id = KVM_ARM64_SYS_REG(SYS_ID_AA64DFR0_EL1);
@@ -996,7 +1078,7 @@ int main(void)
 	if (!(dfr0 & DFR0_BRBE_MASK) && protected_kvm())
 		ksft_exit_skip("protected KVM keeps BRBE from its guests\n");
 
-	ksft_set_plan(5 + 4 + 2 + 3 + 3 + 2 + 2 + 2 + 2 + 2 + 2);
+	ksft_set_plan(5 + 4 + 2 + 3 + 3 + 2 + 2 + 2 + 2 + 2 + 2 + 3);
 	test_id_and_one_reg(vcpu);
 	test_records(vcpu);
 	test_isolation(vcpu, host_fd);
@@ -1013,5 +1095,6 @@ int main(void)
 	close(host_fd);
 
 	test_hidden();
+	test_hidden_reg_list();
 	ksft_finished();
 }

@@ -29,8 +29,9 @@
  *     full status;
  *   - asking for physical addresses and physical timestamps, the guest
  *     gets timestamps of its virtual count and no physical address;
- *   - userspace can hide SPE (PMSVer written 0): the guest then reads
- *     PMSVer 0 and takes an UNDEF on PMSCR_EL1;
+ *   - SPE is shown only to a VMM that asked for it, naming the buffer's
+ *     interrupt; one that asked can hide it again (PMSVer written 0): the
+ *     guest then reads PMSVer 0 and takes an UNDEF on PMSCR_EL1;
  *   - the host's memory management never costs the guest more than the
  *     record that took the fault: a buffer whose memslot logs dirty pages
  *     (live migration), whose host pages were reclaimed (madvise) or
@@ -503,6 +504,7 @@ static void test_pmsver_exact(uint64_t dfr0)
 		return;
 	}
 	vcpu = spe_vm_create(&vm);
+	TEST_ASSERT(!vpmu_vm_spe_irq(vcpu), "KVM_ARM_VCPU_SPE_IRQ");
 	ret = __vcpu_set_reg(vcpu, id, (dfr0 & ~DFR0_PMSVER_MASK) |
 			     ((pmsver - 1) << DFR0_PMSVER_SHIFT)) ? errno : 0;
 	kvm_vm_free(vm);
@@ -662,16 +664,22 @@ static void test_irq(struct kvm_vcpu *vcpu, uint64_t buf, int set)
 	       "irq_handler_reads_full_status");
 }
 
-/* KVM_ARM_VCPU_SPE_IRQ with this INTID: 0 or the errno */
-static int spe_irq_attr(struct kvm_vcpu *vcpu, int irq)
+/* Set an attribute of KVM_ARM_VCPU_SPE_CTRL: 0 or the errno */
+static int spe_attr(struct kvm_vcpu *vcpu, uint64_t which, void *addr)
 {
 	struct kvm_device_attr attr = {
 		.group = KVM_ARM_VCPU_SPE_CTRL,
-		.attr = KVM_ARM_VCPU_SPE_IRQ,
-		.addr = (uint64_t)&irq,
+		.attr = which,
+		.addr = (uint64_t)addr,
 	};
 
 	return __vcpu_ioctl(vcpu, KVM_SET_DEVICE_ATTR, &attr) ? errno : 0;
+}
+
+/* KVM_ARM_VCPU_SPE_IRQ with this INTID: 0 or the errno */
+static int spe_irq_attr(struct kvm_vcpu *vcpu, int irq)
+{
+	return spe_attr(vcpu, KVM_ARM_VCPU_SPE_IRQ, &irq);
 }
 
 /*
@@ -681,9 +689,9 @@ static int spe_irq_attr(struct kvm_vcpu *vcpu, int irq)
  */
 static void test_irq_attribute(void)
 {
+	int pmu, timer, ran, init_unnamed, init, init_again;
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
-	int pmu, timer, ran;
 
 	vcpu = spe_vm_create(&vm);
 	pmu = spe_irq_attr(vcpu, VPMU_PPI);
@@ -695,11 +703,23 @@ static void test_irq_attribute(void)
 	ran = spe_irq_attr(vcpu, SPE_PPI);
 	kvm_vm_free(vm);
 
+	/* The RFC's INIT: claims the named PPI, once */
+	vcpu = spe_vm_create(&vm);
+	init_unnamed = spe_attr(vcpu, KVM_ARM_VCPU_SPE_INIT, NULL);
+	TEST_ASSERT(!spe_irq_attr(vcpu, SPE_PPI), "KVM_ARM_VCPU_SPE_IRQ");
+	init = spe_attr(vcpu, KVM_ARM_VCPU_SPE_INIT, NULL);
+	init_again = spe_attr(vcpu, KVM_ARM_VCPU_SPE_INIT, NULL);
+	phase_run(vcpu, PH_NOP);
+	kvm_vm_free(vm);
+
 	ksft_print_msg("SPE PPI as the vPMU's: %s; as the virtual timer's: %s; after a run: %s\n",
 		       strerror(pmu), strerror(timer), strerror(ran));
 	report(pmu == EINVAL, "irq_attribute_refuses_vpmu_ppi");
 	report(timer == EINVAL, "irq_attribute_refuses_timer_ppi");
 	report(ran == EBUSY, "irq_attribute_refused_after_run");
+	ksft_print_msg("INIT before the PPI is named: %s; after: %s; again: %s\n",
+		       strerror(init_unnamed), strerror(init), strerror(init_again));
+	report(init_unnamed == ENXIO && !init && init_again == EBUSY, "irq_init_claims_once");
 }
 
 /*
@@ -726,19 +746,36 @@ static void test_timestamps(struct kvm_vcpu *vcpu, uint64_t buf)
 	report(!guest_status && n == expect, "timestamps_virtual_no_pa");
 }
 
-/* Userspace hides SPE: the guest sees none and UNDEFs on its registers */
-static void test_hidden(void)
+/*
+ * A VMM that never asks for SPE (names no interrupt) gets none: PMSVer 0,
+ * no SPE register listed, and cannot write PMSVer in. One that asked can
+ * hide it again (PMSVer written 0): the guest then reads PMSVer 0 and
+ * takes an UNDEF on PMSCR_EL1.
+ */
+static void test_hidden(uint64_t shown)
 {
 	uint64_t dfr0, id = KVM_ARM64_SYS_REG(SYS_ID_AA64DFR0_EL1);
+	uint64_t pmsver = (shown & DFR0_PMSVER_MASK) >> DFR0_PMSVER_SHIFT;
 	struct kvm_vcpu *vcpu;
 	struct kvm_vm *vm;
+	int ret;
+
+	vcpu = spe_vm_create(&vm);
+	vcpu_get_reg(vcpu, id, &dfr0);
+	report(!(dfr0 & DFR0_PMSVER_MASK) && !reg_listed(vcpu, ONE_REG(PMSCR_EL1)),
+	       "unasked_spe_not_shown");
+	ret = __vcpu_set_reg(vcpu, id, dfr0 | (pmsver << DFR0_PMSVER_SHIFT)) ? errno : 0;
+	ksft_print_msg("unasked: ID_AA64DFR0_EL1 %#lx, PMSVer %lu written: %s\n",
+		       (unsigned long)dfr0, (unsigned long)pmsver, strerror(ret));
+	report(ret == EINVAL, "unasked_spe_id_write_refused");
+	kvm_vm_free(vm);
 
 	vcpu = spe_vm_create(&vm);
 	vm_install_sync_handler(vm, VECTOR_SYNC_CURRENT, ESR_EC_UNKNOWN, guest_undef_handler);
+	TEST_ASSERT(!vpmu_vm_spe_irq(vcpu), "KVM_ARM_VCPU_SPE_IRQ");
 	vcpu_get_reg(vcpu, id, &dfr0);
 	vcpu_set_reg(vcpu, id, dfr0 & ~DFR0_PMSVER_MASK);
 	report(!reg_listed(vcpu, ONE_REG(PMSCR_EL1)), "hidden_spe_not_in_reg_list");
-	report(vpmu_vm_spe_irq(vcpu) == ENODEV, "hidden_spe_irq_attribute_refused");
 	phase_run(vcpu, PH_HIDDEN);
 	report(!(guest_dfr0 & DFR0_PMSVER_MASK), "hidden_spe_id_reads_zero");
 	report(guest_undefs == 1, "hidden_spe_register_undefs");
@@ -757,19 +794,24 @@ int main(void)
 	ksft_print_header();
 	TEST_REQUIRE(kvm_has_cap(KVM_CAP_ARM_PMU_V3));
 
+	/* A VMM asks for SPE by naming its interrupt (spe-kvm.rst) */
 	vcpu = spe_vm_create(&vm);
+	irq_set = vpmu_vm_spe_irq(vcpu);
 	vcpu_get_reg(vcpu, id, &dfr0);
 	/*
 	 * SPE_HOST_HIDES=firmware: firmware keeps the host's buffer
 	 * (PMBIDR_EL1.P), which KVM must neither show nor touch.
 	 * SPE_HOST_HIDES=no_driver: no host SPE driver takes the buffer's
 	 * interrupt, without which KVM never learns of the guest's buffer
-	 * events. Either way the guest sees no SPE, and runs.
+	 * events. Either way the VMM's ask is refused, the guest sees no SPE,
+	 * and runs.
 	 */
 	hides = getenv("SPE_HOST_HIDES");
 	if (hides) {
 		ksft_set_plan(2);
-		ksft_test_result(!(dfr0 & DFR0_PMSVER_MASK), "%s_spe_hidden_from_guest\n", hides);
+		ksft_print_msg("SPE interrupt named: %s\n", strerror(irq_set));
+		ksft_test_result(irq_set == ENXIO && !(dfr0 & DFR0_PMSVER_MASK),
+				 "%s_spe_hidden_from_guest\n", hides);
 		if (!(dfr0 & DFR0_PMSVER_MASK))
 			ksft_test_result(guest_runs_without_spe(vcpu), "guest_runs_%s\n", hides);
 		else
@@ -780,15 +822,14 @@ int main(void)
 	if (!(dfr0 & DFR0_PMSVER_MASK)) {
 		if (protected_kvm())
 			ksft_exit_skip("protected KVM keeps SPE from its guests\n");
-		ksft_exit_fail_msg("a vPMU guest sees no SPE (ID_AA64DFR0_EL1 %#lx)\n",
-				   (unsigned long)dfr0);
+		ksft_exit_fail_msg("a vPMU guest sees no SPE (ID_AA64DFR0_EL1 %#lx, interrupt: %s)\n",
+				   (unsigned long)dfr0, strerror(irq_set));
 	}
 
 	/* For a host session's check that none of its records is the guest's */
 	ksft_print_msg("guest loop at %#lx, %d bytes\n", (unsigned long)ASM_LABEL(spe_loop_body),
 		       4 * LOOP_INSNS);
-	irq_set = vpmu_vm_spe_irq(vcpu);
-	ksft_set_plan(7 + 1 + 3 + 1 + 3 + 3 + 2 + 1 + 4 + 1 + 3);
+	ksft_set_plan(7 + 1 + 3 + 1 + 3 + 3 + 2 + 1 + 5 + 1 + 4);
 	test_id_and_one_reg(vcpu);
 	test_profile(vcpu, PH_PROFILE, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 0,
 		     "loop_records_exact");
@@ -801,7 +842,7 @@ int main(void)
 	test_timestamps(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR));
 	kvm_vm_free(vm);
 
-	test_hidden();
+	test_hidden(dfr0);
 	test_pmsver_exact(dfr0);
 	test_irq_attribute();
 	ksft_finished();

@@ -31,10 +31,14 @@
 #define PMSCR_E1SPE		BIT(1)
 #define PMBLIMITR_E		BIT(0)
 
-/* The vCPU attribute that names the SPE buffer's PPI (the base's UAPI lacks it) */
+/*
+ * The vCPU attributes that ask for SPE, naming the buffer's PPI, and claim
+ * it (the base's UAPI lacks them)
+ */
 #ifndef KVM_ARM_VCPU_SPE_CTRL
 #define KVM_ARM_VCPU_SPE_CTRL	3
 #define KVM_ARM_VCPU_SPE_IRQ	0
+#define KVM_ARM_VCPU_SPE_INIT	1
 #endif
 #define SPE_PPI			21
 
@@ -63,7 +67,7 @@ static inline struct kvm_vcpu *vpmu_vm_create(struct kvm_vm **vm, void *guest_co
 	return vcpu;
 }
 
-/* Name the SPE buffer's PPI to KVM: 0, or the errno (ENODEV without SPE) */
+/* Ask KVM for SPE, naming its buffer's PPI: 0, or the errno (ENXIO without SPE) */
 static inline int vpmu_vm_spe_irq(struct kvm_vcpu *vcpu)
 {
 	int irq = SPE_PPI;
