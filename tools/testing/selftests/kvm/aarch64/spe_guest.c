@@ -35,8 +35,9 @@
  *   - the host's memory management never costs the guest more than the
  *     record that took the fault: a buffer whose memslot logs dirty pages
  *     (live migration), whose host pages were reclaimed (madvise) or
- *     write-protected and back (mprotect) gives every other record, and
- *     the dirty log has every page the records went to.
+ *     write-protected and back (mprotect), or whose stage-1 table pages
+ *     the host took away and back, gives every other record, and the
+ *     dirty log has every page the records went to.
  *
  * Under QEMU's -icount the members are exact: the loop's 3 * n
  * instructions, the disabling MSR and its ISB (record_pc()); with
@@ -624,6 +625,53 @@ static void test_host_mm(struct kvm_vcpu *vcpu, uint64_t buf)
 	report(!guest_status && n == expect, "host_mprotected_buffer_records_exact");
 }
 
+/*
+ * The buffer of the table test: its stage-1 tables (all but the top one)
+ * in a memslot of their own, from a VA no other mapping shares
+ */
+#define TABLE_SLOT		2
+#define TABLE_GPA		(LOG_GPA + (1ULL << 28))
+#define TABLE_PAGES		16
+#define TABLE_VA		(1ULL << 40)
+
+static uint64_t table_buffer(struct kvm_vm *vm)
+{
+	uint32_t pt = vm->memslots[MEM_REGION_PT];
+	uint64_t buf;
+
+	vm_userspace_mem_region_add(vm, VM_MEM_SRC_ANONYMOUS, TABLE_GPA, TABLE_SLOT,
+				    TABLE_PAGES, 0);
+	vm->memslots[MEM_REGION_PT] = TABLE_SLOT;
+	buf = vm_vaddr_alloc(vm, BUF_PAGES * PAGE, TABLE_VA);
+	vm->memslots[MEM_REGION_PT] = pt;
+	return buf;
+}
+
+/*
+ * The host takes away the pages of the buffer's stage-1 tables (an
+ * mprotect() and back, as migration or compaction of those pages would):
+ * the unit's own walk of its buffer then takes the stage-2 fault, and AT
+ * can translate nothing. KVM must fault the tables in itself; the guest,
+ * whose driver would treat the fault as fatal, loses only one record.
+ */
+static void test_host_tables(struct kvm_vcpu *vcpu, uint64_t buf)
+{
+	struct userspace_mem_region *tables = memslot2region(vcpu->vm, TABLE_SLOT);
+	int expect = (LOOP_INSNS * LOOP_N + 2) / INTERVAL - 1, n;
+	size_t size = tables->region.memory_size;
+	void *hva = tables->host_mem;
+
+	guest_buf = buf;
+	guest_buf_size = BUF_PAGES * PAGE;
+	phase_run(vcpu, PH_TOUCH);
+	TEST_ASSERT(!mprotect(hva, size, PROT_NONE), "mprotect");
+	TEST_ASSERT(!mprotect(hva, size, PROT_READ | PROT_WRITE), "mprotect");
+	n = profile_again(vcpu, buf);
+	ksft_print_msg("tables moved: PMBSR_EL1 %#lx, %d records (%d expected)\n",
+		       (unsigned long)guest_status, n, expect);
+	report(!guest_status && n == expect, "host_moved_tables_records_exact");
+}
+
 static void test_full(struct kvm_vcpu *vcpu, uint64_t buf)
 {
 	/* Full once fewer than MaxSize (64) bytes are left below the limit */
@@ -829,7 +877,7 @@ int main(void)
 	/* For a host session's check that none of its records is the guest's */
 	ksft_print_msg("guest loop at %#lx, %d bytes\n", (unsigned long)ASM_LABEL(spe_loop_body),
 		       4 * LOOP_INSNS);
-	ksft_set_plan(7 + 1 + 3 + 1 + 3 + 3 + 2 + 1 + 5 + 1 + 4);
+	ksft_set_plan(7 + 1 + 3 + 1 + 3 + 3 + 3 + 1 + 5 + 1 + 4);
 	test_id_and_one_reg(vcpu);
 	test_profile(vcpu, PH_PROFILE, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 0,
 		     "loop_records_exact");
@@ -838,6 +886,7 @@ int main(void)
 		     "unmapped_buffer_records_exact");
 	test_dirty_log(vcpu, log_buffer(vm));
 	test_host_mm(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR));
+	test_host_tables(vcpu, table_buffer(vm));
 	test_irq(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), irq_set);
 	test_timestamps(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR));
 	kvm_vm_free(vm);
