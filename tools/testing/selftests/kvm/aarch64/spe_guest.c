@@ -870,7 +870,7 @@ int main(void)
 	if (!(dfr0 & DFR0_PMSVER_MASK)) {
 		if (protected_kvm())
 			ksft_exit_skip("protected KVM keeps SPE from its guests\n");
-		ksft_exit_fail_msg("a vPMU guest sees no SPE (ID_AA64DFR0_EL1 %#lx, interrupt: %s)\n",
+		ksft_exit_fail_msg("a vPMU guest sees no SPE (ID_AA64DFR0_EL1 %#lx): %s\n",
 				   (unsigned long)dfr0, strerror(irq_set));
 	}
 
