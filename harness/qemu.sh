@@ -22,6 +22,9 @@
 # the GIC and the PMU interrupts from QEMU's ACPI tables, not a DT).
 # MODEL_LOG (a file: QEMU's -d guest_errors log, where our models report a
 # reserved value the guest wrote; boot-suite.sh checks it).
+# RR_SLICE (our QEMU, with ICOUNT and SMP > 1: -accel tcg,x-rr-slice=N, a
+# vCPU's turn cut to N instructions while another vCPU has work, so that
+# busy vCPUs interleave finely; harness/qemu/README.md).
 # KARCH=arm boots the 32-bit Arm kernel (harness/kernel.sh KARCH=arm) on the
 # same AArch64 CPU model running AArch32 at EL1 and EL0, with its own
 # initramfs (harness/arm32/initramfs.sh); one vCPU, no SHARE, DTB or ACPI.
@@ -170,6 +173,7 @@ qemu_args() {
 		 -smp "$SMP" -m "$MEM" -kernel "$IMAGE" -initrd "$1"
 		 -append "$(kernel_args)" -nic none -no-reboot)
 	[ -n "$ICOUNT" ] && a+=(-icount "$ICOUNT")
+	[ -n "${RR_SLICE:-}" ] && a+=(-accel "tcg,x-rr-slice=$RR_SLICE")
 	[ -n "${MODEL_LOG:-}" ] && a+=(-d guest_errors -D "$MODEL_LOG")
 	# The firmware loads -kernel, -initrd and -append from QEMU's fw_cfg
 	# and starts the kernel's EFI stub; QEMU hands it the ACPI tables
