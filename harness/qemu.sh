@@ -20,11 +20,11 @@
 # ACPI=1 (boot through UEFI firmware, EFI_FW, default Debian's edk2 for the
 # virt board, qemu-efi-aarch64, with acpi=force: the kernel takes the CPUs,
 # the GIC and the PMU interrupts from QEMU's ACPI tables, not a DT).
-# MODEL_LOG (a file: QEMU's -d guest_errors log, where our models report a
-# reserved value the guest wrote; boot-suite.sh checks it).
 # RR_SLICE (our QEMU, with ICOUNT and SMP > 1: -accel tcg,x-rr-slice=N, a
 # vCPU's turn cut to N instructions while another vCPU has work, so that
 # busy vCPUs interleave finely; harness/qemu/README.md).
+# MODEL_LOG (a file: QEMU's -d guest_errors log, where our models report a
+# reserved value the guest wrote; boot-suite.sh checks it).
 # KARCH=arm boots the 32-bit Arm kernel (harness/kernel.sh KARCH=arm) on the
 # same AArch64 CPU model running AArch32 at EL1 and EL0, with its own
 # initramfs (harness/arm32/initramfs.sh); one vCPU, no SHARE, DTB or ACPI.
