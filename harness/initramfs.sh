@@ -117,6 +117,11 @@ build() {
 	"${CROSS_COMPILE}gcc" -nostdlib -static -o "$root/usr/bin/svc-loop" \
 		"$HARNESS/qemu/guest/svc-loop.S"
 	find "$TESTS_DIR" -maxdepth 1 -type f -perm -u+x -exec install -m 755 {} "$root/tests/" \;
+	# false_share's writer loop disassembled, for plans/c2c.plan to name
+	# the load and store perf c2c must find (busybox has no objdump)
+	"${CROSS_COMPILE}objdump" -d --no-show-raw-insn "$TESTS_DIR/false_share" |
+		awk '/<fs_writer_loop>:/ { f = 1; next } !NF { f = 0 } f' \
+		> "$root/tests/false_share.loop"
 	# KVM selftests, run by plans/kvm.plan and plans/kvm-guests.plan
 	install -m 755 "$KVM_TESTS_DIR"/* "$root/kvm/"
 	# Our VMM, its guest's DTB and the script the guest runs, for

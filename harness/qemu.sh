@@ -20,6 +20,9 @@
 # ACPI=1 (boot through UEFI firmware, EFI_FW, default Debian's edk2 for the
 # virt board, qemu-efi-aarch64, with acpi=force: the kernel takes the CPUs,
 # the GIC and the PMU interrupts from QEMU's ACPI tables, not a DT).
+# RR_SLICE (our QEMU, with ICOUNT and SMP > 1: -accel tcg,x-rr-slice=N, a
+# vCPU's turn cut to N instructions while another vCPU has work, so that
+# busy vCPUs interleave finely; harness/qemu/README.md).
 # MODEL_LOG (a file: QEMU's -d guest_errors log, where our models report a
 # reserved value the guest wrote; boot-suite.sh checks it).
 # SPE_OWNER_LOG (a file: our sysreg plugin, owner=on, checks that code at
@@ -181,6 +184,7 @@ qemu_args() {
 		 -smp "$SMP" -m "$MEM" -kernel "$IMAGE" -initrd "$1"
 		 -append "$(kernel_args)" -nic none -no-reboot)
 	[ -n "$ICOUNT" ] && a+=(-icount "$ICOUNT")
+	[ -n "${RR_SLICE:-}" ] && a+=(-accel "tcg,x-rr-slice=$RR_SLICE")
 	[ -n "${MODEL_LOG:-}" ] && a+=(-d guest_errors -D "$MODEL_LOG")
 	[ -n "${SPE_OWNER_LOG:-}" ] && a+=(-plugin "$(owner_plugin),owner=on,out=$SPE_OWNER_LOG")
 	# The firmware loads -kernel, -initrd and -append from QEMU's fw_cfg

@@ -9,7 +9,7 @@
 # through a word of memory;
 # spe-bare (FEAT_SPE) on max and on CPUs without SPE, and on max with
 # each mode property (x-spe-lazy-sync, x-spe-cut-records, x-spe-fds,
-# x-spe-unimpl-events, x-spe-el3-owned), and
+# x-spe-unimpl-events, x-spe-el3-owned, x-spe-coherence with two vCPUs), and
 # with x-spe-lazy-sync once more with every instruction its own TB.
 # Prints one TAP stream.
 #
@@ -32,7 +32,7 @@ BRBE_CPUS=${BRBE_CPUS:-cortex-a57=0 max,x-brbe=off=0 max=32 max,x-brbe-numrec=64
 BRBE_EXPECT_ADDR=0x47ffe000
 # spe-bare's CPUs: max checks the model, the others that it is absent
 # (and the two modes that make it stricter, each checked on its own)
-SPE_CPUS=${SPE_CPUS:-max cortex-a57 max,spe=off max,x-spe-lazy-sync=on max,x-spe-cut-records=on max,x-spe-fds=on max,x-spe-unimpl-events=0x800 max,x-spe-el3-owned=on}
+SPE_CPUS=${SPE_CPUS:-max cortex-a57 max,spe=off max,x-spe-lazy-sync=on max,x-spe-cut-records=on max,x-spe-fds=on max,x-spe-unimpl-events=0x800 max,x-spe-el3-owned=on max,x-spe-coherence=on}
 
 # build_elf PROG: the path of guest/PROG's ELF, built if needed
 build_elf() {
@@ -96,14 +96,16 @@ for spec in $BRBE_CPUS; do
 done
 ELF=$(build_elf spe-bare)
 for cpu in $SPE_CPUS; do
-	mode=0
+	mode=0 smp=1
 	case ",$cpu," in *,x-spe-lazy-sync=on,*) mode=$((mode | 1)) ;; esac
 	case ",$cpu," in *,x-spe-cut-records=on,*) mode=$((mode | 2)) ;; esac
 	case ",$cpu," in *,x-spe-fds=on,*) mode=$((mode | 4)) ;; esac
 	case ",$cpu," in *,x-spe-unimpl-events=*) mode=$((mode | 16)) ;; esac
 	case ",$cpu," in *,x-spe-el3-owned=on,*) mode=$((mode | 32)) ;; esac
+	# the coherence model's checks need a second vCPU to share lines with
+	case ",$cpu," in *,x-spe-coherence=on,*) mode=$((mode | 64)) smp=2 ;; esac
 	run_bare "$ELF" "$cpu" "spe_$(tr -c 'a-zA-Z0-9\n' _ <<< "$cpu")_" \
-		-device loader,addr=0x47fff000,data=$mode,data-len=4
+		-smp $smp -device loader,addr=0x47fff000,data=$mode,data-len=4
 done
 # The enabling ISB's membership once more with every instruction a
 # translation block of its own (mode 9: x-spe-lazy-sync, its ISB checks)

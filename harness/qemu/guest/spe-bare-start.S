@@ -210,5 +210,54 @@ el1_stack_top:
 el2_saved_sp:
 	.space	8
 
+/*
+ * x-spe-coherence, with -smp 2: CPU 1 starts here (PSCI CPU_ON, at EL2,
+ * MMU off) on its own stack and runs coh_secondary(), which never
+ * returns.
+ */
+	.text
+	.global coh_secondary_entry
+coh_secondary_entry:
+	ldr	x0, =coh_stack_top
+	mov	sp, x0
+	adr	x0, vectors
+	msr	vbar_el2, x0
+	isb
+	bl	coh_secondary
+1:	wfi
+	b	1b
+
+/*
+ * coh_load(addr, pmscr) and coh_store(addr, pmscr): PMSICR_EL1.COUNT is
+ * 2 on entry, so with the enabling ISB as member 1 the access at
+ * coh_load_insn / coh_store_insn is the sampled member.
+ */
+	.global coh_load
+	.global coh_load_insn
+coh_load:
+	msr	s3_4_c9_c9_0, x1
+	isb
+coh_load_insn:
+	ldr	x2, [x0]
+	msr	s3_4_c9_c9_0, xzr
+	isb
+	ret
+
+	.global coh_store
+	.global coh_store_insn
+coh_store:
+	msr	s3_4_c9_c9_0, x1
+	isb
+coh_store_insn:
+	str	x1, [x0]
+	msr	s3_4_c9_c9_0, xzr
+	isb
+	ret
+
+	.bss
+	.balign	16
+	.space	4096
+coh_stack_top:
+
 	.text
 	el2_vectors_and_stack

@@ -66,6 +66,7 @@
 #define MODE_FDS	4
 #define MODE_UNIMPL	16	/* x-spe-unimpl-events=0x800 */
 #define MODE_EL3	32	/* x-spe-el3-owned=on */
+#define MODE_COH	64	/* x-spe-coherence=on, -smp 2 */
 /* With x-spe-lazy-sync and one instruction per TB: only isb_member_tests() */
 #define MODE_ISB	8
 
@@ -1160,6 +1161,166 @@ static void fds_tests(void)
 }
 
 /*
+ * ---- x-spe-coherence: data sources from the coherence model ----
+ *
+ * CPU 1 (started with PSCI CPU_ON) makes one access at a time for CPU 0
+ * through a mailbox; CPU 0 samples one load of its own and reads the
+ * record's data source: 0 (L1D) for a line it holds, 9 (peer core) for
+ * one CPU 1 wrote since, 14 (DRAM) for one no CPU wrote and it does not
+ * hold. WFE hands the turn to the other vCPU (TCG yields on it).
+ */
+#define COH_LINES	0x45000000UL	/* lines nothing touched since reset */
+#define COH_MBOX	((volatile uint64_t *)0x46000000UL)	/* cmd, addr, done */
+#define DS_PEER_CORE	9
+#define COH_WAIT	1000000	/* WFEs CPU 0 waits for CPU 1 at most */
+
+enum { COH_IDLE, COH_LOAD, COH_STORE, COH_ATOMIC, COH_ZVA };
+
+extern void coh_secondary_entry(void);
+extern void coh_load(uint64_t addr, uint64_t pmscr);
+extern void coh_store(uint64_t addr, uint64_t pmscr);
+extern char coh_load_insn[], coh_store_insn[];
+
+static void coh_access(uint64_t cmd, uint64_t addr)
+{
+	uint64_t v;
+
+	switch (cmd) {
+	case COH_LOAD:
+		asm volatile("ldr %0, [%1]" : "=r"(v) : "r"(addr) : "memory");
+		break;
+	case COH_STORE:
+		asm volatile("str %0, [%0]" : : "r"(addr) : "memory");
+		break;
+	case COH_ATOMIC:
+		asm volatile(".arch_extension lse\n\tldadd %1, %0, [%2]"
+			     : "=r"(v) : "r"(1UL), "r"(addr) : "memory");
+		break;
+	case COH_ZVA:
+		asm volatile("dc zva, %0" : : "r"(addr) : "memory");
+		break;
+	}
+}
+
+/* CPU 1: one access per command CPU 0 posts, then the count done so far */
+void coh_secondary(void);
+void coh_secondary(void)
+{
+	uint64_t done = 0, cmd;
+
+	for (;;) {
+		cmd = COH_MBOX[0];
+		if (cmd == COH_IDLE) {
+			asm volatile("wfe");
+			continue;
+		}
+		asm volatile("dmb ish" : : : "memory");
+		coh_access(cmd, COH_MBOX[1]);
+		COH_MBOX[0] = COH_IDLE;
+		asm volatile("dmb ish" : : : "memory");
+		COH_MBOX[2] = ++done;
+	}
+}
+
+static uint64_t coh_posted;
+
+/* CPU 1 makes one access; 0 if it did not answer */
+static int coh_peer(uint64_t cmd, uint64_t addr)
+{
+	int i;
+
+	COH_MBOX[1] = addr;
+	asm volatile("dmb ish" : : : "memory");
+	COH_MBOX[0] = cmd;
+	coh_posted++;
+	for (i = 0; i < COH_WAIT && COH_MBOX[2] != coh_posted; i++)
+		asm volatile("wfe");
+	return COH_MBOX[2] == coh_posted;
+}
+
+static uint64_t psci_cpu_on(uint64_t mpidr, uint64_t entry)
+{
+	register uint64_t x0 asm("x0") = 0xc4000003;	/* CPU_ON, SMC64 */
+	register uint64_t x1 asm("x1") = mpidr;
+	register uint64_t x2 asm("x2") = entry;
+	register uint64_t x3 asm("x3") = 0;
+
+	asm volatile("smc #0" : "+r"(x0) : "r"(x1), "r"(x2), "r"(x3) : "memory");
+	return x0;
+}
+
+/*
+ * CPU 0's own sampled load (or store) at addr: the data source of its
+ * one record; -1 without a Data Source packet, -2 if the record is not
+ * the one access at addr.
+ */
+static uint64_t coh_sample(uint64_t addr, int store)
+{
+	uint64_t pc = (uint64_t)(store ? coh_store_insn : coh_load_insn);
+
+	spe_reset();
+	wr(2, PMSICR_EL1);
+	if (store)
+		coh_store(addr, E2SPE);
+	else
+		coh_load(addr, E2SPE);
+	if (parse(BUF, rd(PMBPTR_EL1)) != 1 || recs[0].pc != pc ||
+	    recs[0].va != addr)
+		return -2;
+	return recs[0].has_ds ? recs[0].ds : (uint64_t)-1;
+}
+
+/* CPU 1 makes an access, then CPU 0 samples a load: its data source */
+static uint64_t coh_after_peer(uint64_t cmd, uint64_t peer_addr, uint64_t addr)
+{
+	if (!coh_peer(cmd, peer_addr))
+		return -3;
+	return coh_sample(addr, 0);
+}
+
+static void coherence_tests(void)
+{
+	uint64_t a = COH_LINES, b = a + 0x1000, c = a + 0x2000;
+	uint64_t d = a + 0x3000, e = a + 0x4000, g = a + 0x5000;
+
+	/* LDS: loads carry a Data Source packet; no FDS without x-spe-fds */
+	check("coh_pmsidr_lds", rd(PMSIDR_EL1), 0x402604fUL | (1 << 4));
+	COH_MBOX[0] = COH_IDLE;
+	COH_MBOX[2] = 0;
+	coh_posted = 0;
+	check("coh_cpu1_on", psci_cpu_on(1, (uint64_t)coh_secondary_entry), 0);
+
+	/* MMU off: Device memory comes from DRAM, held or not */
+	check("coh_device_memory_dram", coh_sample(g, 0), DS_DRAM);
+	check("coh_device_memory_held_dram", coh_sample(g, 0), DS_DRAM);
+
+	mmu_on();
+	/* Normal cacheable memory: the line's state decides */
+	check("coh_untouched_line_dram", coh_sample(a, 0), DS_DRAM);
+	check("coh_repeated_load_l1d", coh_sample(a, 0), DS_L1D);
+	check("coh_peer_store_peer_core", coh_after_peer(COH_STORE, a, a), DS_PEER_CORE);
+	check("coh_after_snoop_l1d", coh_sample(a, 0), DS_L1D);
+	/* False sharing: another word of the line is the same line */
+	check("coh_peer_store_other_word_peer_core",
+	      coh_after_peer(COH_STORE, a + 56, a), DS_PEER_CORE);
+	check("coh_peer_store_next_line_l1d",
+	      coh_after_peer(COH_STORE, a + 64, a), DS_L1D);
+	/* A store has no Data Source packet; it leaves its CPU the holder */
+	check("coh_store_no_source", coh_sample(b, 1), -1);
+	check("coh_own_store_l1d", coh_sample(b, 0), DS_L1D);
+	check("coh_peer_load_keeps_l1d", coh_after_peer(COH_LOAD, b, b), DS_L1D);
+	/* Read by CPU 1 only, never written: no cache to snoop, DRAM */
+	check("coh_peer_load_only_dram", coh_after_peer(COH_LOAD, c, c), DS_DRAM);
+	/* An atomic and DC ZVA (the whole 64-byte block) are writes */
+	check("coh_held_before_atomic", coh_sample(d, 0), DS_DRAM);
+	check("coh_peer_atomic_peer_core", coh_after_peer(COH_ATOMIC, d, d), DS_PEER_CORE);
+	check("coh_held_before_dc_zva", coh_sample(e + 40, 0), DS_DRAM);
+	check("coh_peer_dc_zva_peer_core",
+	      coh_after_peer(COH_ZVA, e + 8, e + 40), DS_PEER_CORE);
+	wr(0, PMBLIMITR_EL1);
+}
+
+/*
  * x-spe-cut-records: the buffer fills to LIMIT and the record that does
  * not fit is cut there, with PMBSR_EL1.DL. One page holds 124 of the
  * 33-byte load records (4092 bytes): the 125th writes its first 4 bytes.
@@ -1346,6 +1507,7 @@ void main(void)
 		      *MODE_FLAGS & MODE_CUT ? "# x-spe-cut-records=on\n" :
 		      *MODE_FLAGS & MODE_UNIMPL ? "# x-spe-unimpl-events=0x800\n" :
 		      *MODE_FLAGS & MODE_EL3 ? "# x-spe-el3-owned=on\n" :
+		      *MODE_FLAGS & MODE_COH ? "# x-spe-coherence=on, -smp 2\n" :
 		      "# x-spe-fds=on\n");
 		if (*MODE_FLAGS & MODE_ISB)
 			isb_member_tests();
@@ -1359,6 +1521,8 @@ void main(void)
 			unimpl_events_tests();
 		if (*MODE_FLAGS & MODE_EL3)
 			el3_owned_tests();
+		if (*MODE_FLAGS & MODE_COH)
+			coherence_tests();
 		puts_("1..");
 		putu(test_n);
 		putc_('\n');

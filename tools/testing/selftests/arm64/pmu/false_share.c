@@ -5,15 +5,18 @@
  * perf c2c are for (harness/plans/workflows.plan). Each thread runs
  * fs_writer_loop, five instructions an iteration (a load and a store of
  * its word, an add, the count and the branch), ITERS times (default
- * 1,000,000). Prints each thread's name, TID and word address, so that
- * a plan can match perf's rows to them; exits 1 if a word's final value
- * is not ITERS.
+ * 1,000,000). With "apart" after ITERS, the control: each thread's word
+ * is the first of a line of its own, fs_apart[0] and fs_apart[1], so
+ * nothing is shared. Prints each thread's name, TID and word address, so
+ * that a plan can match perf's rows to them; exits 1 if a word's final
+ * value is not ITERS.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -21,10 +24,12 @@ struct fs_line_t {
 	_Alignas(64) uint64_t word[8];
 };
 
-/* global, not static: perf names data addresses by this symbol */
+/* global, not static: perf names data addresses by these symbols */
 struct fs_line_t fs_line;
+struct fs_line_t fs_apart[2];
 
 static uint64_t iters = 1000000;
+static int apart;
 static pthread_barrier_t start;
 
 /* The loop perf's samples land in: a load and a store of *word per pass */
@@ -38,18 +43,25 @@ static void fs_writer_loop(uint64_t *word, uint64_t n)
 		     : "+r" (word), "+r" (n) : : "x9", "cc", "memory");
 }
 
+/* Thread i's word: on the shared line, or alone on its line (apart) */
+static uint64_t *writer_word(long i)
+{
+	return apart ? &fs_apart[i].word[0] : &fs_line.word[i];
+}
+
 static void *writer_thread(void *arg)
 {
 	long i = (long)arg;
+	uint64_t *word = writer_word(i);
 	char name[16];
 
 	snprintf(name, sizeof(name), "fs-writer-%ld", i);
 	prctl(PR_SET_NAME, name);
-	printf("%s tid %d word %p\n", name, gettid(), (void *)&fs_line.word[i]);
+	printf("%s tid %d word %p\n", name, gettid(), (void *)word);
 	fflush(stdout);
 	/* both threads start together, so on several CPUs the line moves */
 	pthread_barrier_wait(&start);
-	fs_writer_loop(&fs_line.word[i], iters);
+	fs_writer_loop(word, iters);
 	return NULL;
 }
 
@@ -63,15 +75,17 @@ int main(int argc, char **argv)
 		iters = strtoull(argv[1], NULL, 0);
 	if (!iters)
 		return 2;
+	if (argc > 2)
+		apart = !strcmp(argv[2], "apart");
 	pthread_barrier_init(&start, NULL, 2);
 	for (i = 0; i < 2; i++)
 		if (pthread_create(&t[i], NULL, writer_thread, (void *)i))
 			return 2;
 	for (i = 0; i < 2; i++) {
 		pthread_join(t[i], NULL);
-		if (fs_line.word[i] != iters) {
+		if (*writer_word(i) != iters) {
 			printf("word %ld is %llu, want %llu\n", i,
-			       (unsigned long long)fs_line.word[i],
+			       (unsigned long long)*writer_word(i),
 			       (unsigned long long)iters);
 			bad = 1;
 		}
