@@ -564,6 +564,17 @@ static int profile_again(struct kvm_vcpu *vcpu, uint64_t buf)
 	return phase_records(vcpu->vm, buf, 2);
 }
 
+/* Profile @buf again after the host's @what: all records but the faulting one */
+static void report_one_lost(struct kvm_vcpu *vcpu, uint64_t buf, const char *what,
+			    const char *name)
+{
+	int expect = (LOOP_INSNS * LOOP_N + 2) / INTERVAL - 1, n = profile_again(vcpu, buf);
+
+	ksft_print_msg("%s: PMBSR_EL1 %#lx, %d records (%d expected)\n", what,
+		       (unsigned long)guest_status, n, expect);
+	report(!guest_status && n == expect, "%s", name);
+}
+
 /*
  * Live migration: reading the dirty log write-protects the pages the guest
  * touched, so the records' writes take stage-2 permission faults, which KVM
@@ -590,10 +601,7 @@ static void test_dirty_log(struct kvm_vcpu *vcpu, uint64_t buf)
 	report(used && (logged & used) == used, "dirty_logging_record_pages_logged");
 
 	vm_mem_region_set_flags(vcpu->vm, LOG_SLOT, 0);
-	n = profile_again(vcpu, buf);
-	ksft_print_msg("logging off: PMBSR_EL1 %#lx, %d records (%d expected)\n",
-		       (unsigned long)guest_status, n, expect);
-	report(!guest_status && n == expect, "after_dirty_logging_records_exact");
+	report_one_lost(vcpu, buf, "logging off", "after_dirty_logging_records_exact");
 }
 
 /*
@@ -604,7 +612,6 @@ static void test_dirty_log(struct kvm_vcpu *vcpu, uint64_t buf)
  */
 static void test_host_mm(struct kvm_vcpu *vcpu, uint64_t buf)
 {
-	int expect = (LOOP_INSNS * LOOP_N + 2) / INTERVAL - 1, n;
 	void *hva = addr_gva2hva(vcpu->vm, buf);
 	size_t size = BUF_PAGES * PAGE;
 
@@ -612,17 +619,12 @@ static void test_host_mm(struct kvm_vcpu *vcpu, uint64_t buf)
 	guest_buf_size = size;
 	phase_run(vcpu, PH_TOUCH);
 	TEST_ASSERT(!madvise(hva, size, MADV_DONTNEED), "madvise");
-	n = profile_again(vcpu, buf);
-	ksft_print_msg("reclaimed buffer: PMBSR_EL1 %#lx, %d records (%d expected)\n",
-		       (unsigned long)guest_status, n, expect);
-	report(!guest_status && n == expect, "host_reclaimed_buffer_records_exact");
+	report_one_lost(vcpu, buf, "reclaimed buffer", "host_reclaimed_buffer_records_exact");
 
 	TEST_ASSERT(!mprotect(hva, size, PROT_READ), "mprotect");
 	TEST_ASSERT(!mprotect(hva, size, PROT_READ | PROT_WRITE), "mprotect");
-	n = profile_again(vcpu, buf);
-	ksft_print_msg("write-protected and back: PMBSR_EL1 %#lx, %d records (%d expected)\n",
-		       (unsigned long)guest_status, n, expect);
-	report(!guest_status && n == expect, "host_mprotected_buffer_records_exact");
+	report_one_lost(vcpu, buf, "write-protected and back",
+			"host_mprotected_buffer_records_exact");
 }
 
 /*
@@ -657,7 +659,6 @@ static uint64_t table_buffer(struct kvm_vm *vm)
 static void test_host_tables(struct kvm_vcpu *vcpu, uint64_t buf)
 {
 	struct userspace_mem_region *tables = memslot2region(vcpu->vm, TABLE_SLOT);
-	int expect = (LOOP_INSNS * LOOP_N + 2) / INTERVAL - 1, n;
 	size_t size = tables->region.memory_size;
 	void *hva = tables->host_mem;
 
@@ -666,10 +667,7 @@ static void test_host_tables(struct kvm_vcpu *vcpu, uint64_t buf)
 	phase_run(vcpu, PH_TOUCH);
 	TEST_ASSERT(!mprotect(hva, size, PROT_NONE), "mprotect");
 	TEST_ASSERT(!mprotect(hva, size, PROT_READ | PROT_WRITE), "mprotect");
-	n = profile_again(vcpu, buf);
-	ksft_print_msg("tables moved: PMBSR_EL1 %#lx, %d records (%d expected)\n",
-		       (unsigned long)guest_status, n, expect);
-	report(!guest_status && n == expect, "host_moved_tables_records_exact");
+	report_one_lost(vcpu, buf, "tables moved", "host_moved_tables_records_exact");
 }
 
 static void test_full(struct kvm_vcpu *vcpu, uint64_t buf)
