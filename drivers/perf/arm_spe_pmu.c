@@ -1199,33 +1199,30 @@ static int arm_spe_pmu_irq_probe(struct arm_spe_pmu *spe)
 }
 
 /*
- * Every SPE PMU's callbacks, by what makes perf core call them; each copy
- * gets its device as parent. Descheduling is halting: the halt always
- * brings the interval count and the buffer up to date.
+ * Every SPE PMU, its callbacks in the order an event's life meets them;
+ * each copy gets its device as parent. Descheduling is halting: the halt
+ * always brings the interval count and the buffer up to date.
  */
 static const struct pmu arm_spe_pmu_template = {
-	.module		= THIS_MODULE,
-	.attr_groups	= arm_spe_pmu_sysfs_groups,
-	/* Its AUX data is a hardware trace; a CPU's one buffer takes one event */
-	.capabilities	= PERF_PMU_CAP_ITRACE | PERF_PMU_CAP_EXCLUSIVE,
-	/*
-	 * As in 6.12 and mainline: perf's group rules then let an SPE event
-	 * join a group led by a CPU PMU event and lead one with them.
-	 */
-	.task_ctx_nr	= perf_sw_context,
-	/* perf_event_open(), PERF_EVENT_IOC_PERIOD, CPU-bound contexts */
-	.event_init	= arm_spe_pmu_event_open,
-	.check_period	= arm_spe_pmu_period_change,
-	.filter		= arm_spe_pmu_cpu_unserved,
-	/* mmap() and munmap() of the AUX area */
-	.setup_aux	= arm_spe_pmu_buf_alloc,
-	.free_aux	= arm_spe_pmu_buf_free,
-	/* context switches, PERF_EVENT_IOC_ENABLE and _DISABLE, throttling */
-	.add		= arm_spe_pmu_sched_in,
-	.del		= arm_spe_pmu_event_halt,
-	.start		= arm_spe_pmu_event_run,
-	.stop		= arm_spe_pmu_event_halt,
+	.event_init	= arm_spe_pmu_event_open,	/* perf_event_open() */
+	.filter		= arm_spe_pmu_cpu_unserved,	/* CPU-bound contexts */
+	.setup_aux	= arm_spe_pmu_buf_alloc,	/* mmap() of the AUX area */
+	.add		= arm_spe_pmu_sched_in,		/* scheduled in, enabled */
+	.start		= arm_spe_pmu_event_run,	/* unthrottled */
+	.check_period	= arm_spe_pmu_period_change,	/* PERF_EVENT_IOC_PERIOD */
 	.read		= arm_spe_pmu_no_count,
+	.stop		= arm_spe_pmu_event_halt,	/* throttled */
+	.del		= arm_spe_pmu_event_halt,	/* scheduled out, disabled */
+	.free_aux	= arm_spe_pmu_buf_free,		/* munmap() */
+	/*
+	 * A hardware trace in the AUX area, one buffer a CPU. The software
+	 * context, as in 6.12 and mainline: perf's group rules then let an
+	 * SPE event join a group led by a CPU PMU event and lead one.
+	 */
+	.capabilities	= PERF_PMU_CAP_ITRACE | PERF_PMU_CAP_EXCLUSIVE,
+	.task_ctx_nr	= perf_sw_context,
+	.attr_groups	= arm_spe_pmu_sysfs_groups,
+	.module		= THIS_MODULE,
 };
 
 /**
