@@ -3,10 +3,12 @@
  * brbe_guest - a KVM guest with a vPMU programs the Branch Record Buffer
  *
  * KVM shows ID_AA64DFR0_EL1.BRBE to a guest with a vPMU where the host has
- * BRBE, leaves the guest's BRBE registers and BRB IALL/INJ untrapped, and
- * switches BRBCR_EL1, BRBFCR_EL1 and BRBTS_EL1 at every entry and exit,
- * emptying the buffer (BRB IALL) each time so that no record crosses
- * between host and guest (Documentation/arch/arm64/pmu-kvm.rst).
+ * BRBE. From a vCPU's load on which the guest left BRBE recording, or from
+ * its first BRBE access after the load, which traps once, KVM leaves the
+ * guest's BRBE registers and BRB IALL/INJ untrapped and switches
+ * BRBCR_EL1, BRBFCR_EL1 and BRBTS_EL1 at every entry and exit, emptying
+ * the buffer (BRB IALL) each time so that no record crosses between host
+ * and guest (Documentation/arch/arm64/brbe-kvm.rst).
  *
  * The guest programs the buffer itself, as on bare metal, and hands what
  * it read to the host, which checks:
@@ -14,6 +16,7 @@
  *   - a known sequence of branches at guest EL1 (B, BL, B, RET, CBZ, BR)
  *     gives exactly its six records, newest first: source, target, type,
  *     EL and validity, and nothing older (the guest emptied the buffer);
+ *     its run exits twice: its first BRBE access, and its sync;
  *   - a filter (BRBFCR_EL1 RTN | DIRCALL) keeps the BL and the RET only;
  *   - BRB IALL leaves no valid record;
  *   - with every level, type, exception and exception return recorded
@@ -39,6 +42,10 @@
  *     across an exit, and across the exits of a host event's overflows;
  *   - the injection registers keep what the guest wrote across an exit,
  *     and userspace reads them through one-reg;
+ *   - controls restored recording by userspace (a migration) record from
+ *     the first entry, without a trap; a guest's first access being a
+ *     record read finds no host record, and BRB IALL and BRB INJ as first
+ *     accesses act on the guest's own buffer after their trap;
  *   - a freeze with physical timestamps gives the guest's count, its
  *     offset applied, never the host's raw counter.
  *
@@ -130,7 +137,7 @@
 enum phase {
 	PH_ID, PH_SEQ, PH_FILTER, PH_IALL, PH_ISOLATION, PH_HIDDEN, PH_NOP, PH_MID,
 	PH_FREEZE, PH_HOST_FREEZE, PH_SELF_PAUSE, PH_CYCLE_FREEZE, PH_SELF_PAUSE_HOST,
-	PH_INJ, PH_TS_PHYS,
+	PH_INJ, PH_TS_PHYS, PH_RESTORED, PH_FIRST_REC, PH_FIRST_IALL, PH_FIRST_INJ,
 };
 
 /* BRBTS_EL1 values: userspace's to the guest, the guest's to userspace */
@@ -396,6 +403,23 @@ static void seq_self_pause_host(void)
 	write_sysreg_s(BRBFCR_ALL, SYS_BRBFCR_EL1);
 }
 
+/*
+ * Branches recorded under controls userspace restored, the guest touching
+ * BRBE only to stop recording once they are made
+ */
+static void seq_restored(void)
+{
+	((seq_marker_fn)ASM_LABEL(seq_marker))();
+	write_sysreg_s(0, SYS_BRBCR_EL1);
+	isb();
+	recs_read();
+}
+
+static void brb_inj(void)
+{
+	asm volatile("sys #1, C7, C2, #5" : : : "memory");
+}
+
 /* The injection registers written, an exit (a PMU register read traps), read */
 static void seq_inj(void)
 {
@@ -473,6 +497,20 @@ static void guest_phase_run(uint64_t phase)
 	case PH_TS_PHYS:
 		seq_freeze_with(BRBCR_E1BRE | BRBCR_FZP | BRBCR_TS_PHYSICAL);
 		break;
+	case PH_RESTORED:
+		seq_restored();
+		break;
+	case PH_FIRST_REC:
+		guest_recs[0] = rec_read(0);
+		break;
+	case PH_FIRST_IALL:
+		brb_iall();
+		guest_recs[0] = rec_read(0);
+		break;
+	case PH_FIRST_INJ:
+		brb_inj();
+		guest_recs[0] = rec_read(0);
+		break;
 	case PH_NOP:
 		break;
 	}
@@ -529,19 +567,35 @@ static bool phase_exits(uint64_t phase)
 	       phase == PH_TS_PHYS;
 }
 
+/* The exits of the last measured run of phase_run() */
+static uint64_t phase_exits_seen;
+
+/*
+ * A vCPU shown BRBE whose guest left it not recording traps its first
+ * BRBE access after each load (KVM_RUN), once: BRBE is switched lazily.
+ */
+static uint64_t first_use_traps(struct kvm_vcpu *vcpu)
+{
+	uint64_t brbcr;
+
+	if (__vcpu_get_reg(vcpu, REG_BRBCR_EL1, &brbcr))
+		return 0;		/* BRBE hidden */
+	return !(brbcr & (BRBCR_E0BRE | BRBCR_E1BRE));
+}
+
 /*
  * One guest phase, with the guest's results copied back. Where the guest
  * reads records, its last stretch (the whole phase, or from the isolation
- * phase's own exit on) must be one run that exits only at its sync: an
- * exit in between (a stage-2 fault on first touching a page, a host
- * interrupt) empties the buffer. The other phases trap on ID registers
- * or UNDEF, and run once.
+ * phase's own exit on) must be one run that exits only at its sync and
+ * at the trap of its first BRBE access, before it records: any other exit
+ * (a stage-2 fault on first touching a page, a host interrupt) empties
+ * the buffer. The other phases trap on ID registers or UNDEF, and run once.
  * Return: false if no try got there.
  */
 static bool phase_run(struct kvm_vcpu *vcpu, uint64_t phase)
 {
 	struct kvm_vm *vm = vcpu->vm;
-	uint64_t exits;
+	uint64_t exits, expect;
 	int try;
 
 	for (try = 0; try < RETRIES; try++) {
@@ -549,6 +603,7 @@ static bool phase_run(struct kvm_vcpu *vcpu, uint64_t phase)
 		sync_global_to_guest(vm, guest_phase);
 		if (phase == PH_ISOLATION)
 			run_to_sync(vcpu, PH_MID);
+		expect = 1 + first_use_traps(vcpu);
 		exits = vcpu_stat(vcpu, "exits");
 		run_to_sync(vcpu, phase);
 		exits = vcpu_stat(vcpu, "exits") - exits;
@@ -561,7 +616,8 @@ static bool phase_run(struct kvm_vcpu *vcpu, uint64_t phase)
 		sync_global_from_guest(vm, guest_undefs);
 		sync_global_from_guest(vm, guest_brbfcr);
 		sync_global_from_guest(vm, guest_pmovs);
-		if (exits == 1 || phase_exits(phase))
+		phase_exits_seen = exits;
+		if (exits == expect || phase_exits(phase))
 			return true;
 		ksft_print_msg("phase %lu: %lu exits, again\n", (unsigned long)phase,
 			       (unsigned long)exits);
@@ -742,8 +798,11 @@ static void test_records(struct kvm_vcpu *vcpu)
 	uint64_t val;
 	bool ok;
 
+	vcpu_set_reg(vcpu, REG_BRBCR_EL1, 0);
 	ok = phase_run(vcpu, PH_SEQ);
 	report(ok && recs_match(seq, ARRAY_SIZE(seq)), "sequence_records_exact");
+	ksft_print_msg("exits of the sequence's run: %lu\n", (unsigned long)phase_exits_seen);
+	report(ok && phase_exits_seen == 2, "first_use_traps_once_per_run");
 
 	ok = phase_run(vcpu, PH_FILTER);
 	report(ok && recs_match(filtered, ARRAY_SIZE(filtered)), "filter_rtn_dircall_exact");
@@ -938,6 +997,48 @@ static void test_injection_registers(struct kvm_vcpu *vcpu)
 }
 
 /*
+ * Lazy switching, as a guest and a migration meet it. Controls restored
+ * recording (BRBCR_EL1 E1BRE by one-reg) record from the first entry,
+ * without the guest touching BRBE first: the guest stops recording after
+ * seq_marker's branch and return and finds them newest. A guest that left BRBE off
+ * (BRBCR_EL1 0) first touches it with a record read, BRB IALL or BRB INJ:
+ * each traps once and is replayed on the guest's own buffer, emptied of
+ * the host's records (the host's branch event records meanwhile), with
+ * the guest's injection registers.
+ */
+static void test_lazy(struct kvm_vcpu *vcpu)
+{
+	struct rec first_rec, after_iall;
+	bool ok, rec, iall, inj;
+
+	vcpu_set_reg(vcpu, REG_BRBFCR_EL1, BRBFCR_ALL);
+	vcpu_set_reg(vcpu, REG_BRBCR_EL1, BRBCR_E1BRE);
+	ok = phase_run(vcpu, PH_RESTORED);
+	ksft_print_msg("restored recording: %lu exits, record 0 %#lx -> %#lx, 1 %#lx -> %#lx\n",
+		       (unsigned long)phase_exits_seen, guest_recs[0].src, guest_recs[0].tgt,
+		       guest_recs[1].src, guest_recs[1].tgt);
+	report(ok && phase_exits_seen == 1 && BRBINF_TYPE(guest_recs[0].inf) == TYPE_RET &&
+	       guest_recs[0].src == ASM_LABEL(seq_marker_end) &&
+	       guest_recs[1].src == ASM_LABEL(seq_marker) &&
+	       guest_recs[1].tgt == ASM_LABEL(seq_marker_end),
+	       "restored_recording_records_from_entry");
+
+	vcpu_set_reg(vcpu, REG_BRBCR_EL1, 0);
+	rec = phase_run(vcpu, PH_FIRST_REC) && phase_exits_seen == 2;
+	first_rec = guest_recs[0];
+	iall = phase_run(vcpu, PH_FIRST_IALL) && phase_exits_seen == 2;
+	after_iall = guest_recs[0];
+	vcpu_set_reg(vcpu, REG_BRBSRCINJ_EL1, GUEST_INJ_SRC);
+	inj = phase_run(vcpu, PH_FIRST_INJ) && phase_exits_seen == 2;
+	ksft_print_msg("first uses: record 0 %#lx %#lx; after IALL %#lx; after INJ %#lx\n",
+		       first_rec.inf, first_rec.src, after_iall.inf, guest_recs[0].src);
+	report(rec && !first_rec.inf && !first_rec.src,
+	       "first_use_record_read_finds_no_host_record");
+	report(iall && !after_iall.inf && inj && guest_recs[0].src == GUEST_INJ_SRC,
+	       "first_use_iall_and_inj_replayed");
+}
+
+/*
  * A guest freezing with physical timestamps (BRBCR_EL1.TS 0b11), its
  * virtual counter set by userspace far from the host's: the timestamp is
  * the guest's count, never the host's raw one, which would leak the host
@@ -1078,7 +1179,7 @@ int main(void)
 	if (!(dfr0 & DFR0_BRBE_MASK) && protected_kvm())
 		ksft_exit_skip("protected KVM keeps BRBE from its guests\n");
 
-	ksft_set_plan(5 + 4 + 2 + 3 + 3 + 2 + 2 + 2 + 2 + 2 + 2 + 3);
+	ksft_set_plan(5 + 5 + 2 + 3 + 3 + 2 + 2 + 2 + 2 + 3 + 2 + 2 + 3);
 	test_id_and_one_reg(vcpu);
 	test_records(vcpu);
 	test_isolation(vcpu, host_fd);
@@ -1088,6 +1189,7 @@ int main(void)
 	test_self_pause(vcpu);
 	test_self_pause_host(vcpu);
 	test_injection_registers(vcpu);
+	test_lazy(vcpu);
 	test_ts_offset(vcpu);
 	ksft_print_msg("host instructions per round trip, guest BRBE: %lu\n",
 		       round_trip_cost(vcpu));

@@ -6,7 +6,8 @@
  * KVM shows ID_AA64DFR0_EL1.PMSVer to a guest with a vPMU where the host
  * has SPE, lets it own the profiling buffer (MDCR_EL2.E2PB 0b11, no TPMS
  * trap) while it runs, and switches its PMS and PMB registers at every
- * entry and exit (Documentation/arch/arm64/spe-kvm.rst). The guest
+ * entry and exit, from a load on which the guest left its buffer enabled
+ * or from its first SPE access (Documentation/arch/arm64/spe-kvm.rst). The guest
  * programs SPE as on bare metal and hands what it read to the host,
  * which checks:
  *
@@ -14,6 +15,9 @@
  *     vCPU state that one-reg lists, reads and writes, PMSDSFR_EL1 too
  *     where the unit has FEAT_SPE_FDS; userspace can show no version
  *     below the hardware's;
+ *   - a guest that left SPE disabled traps on its first SPE access after
+ *     each load, once; a buffer userspace restored enabled samples from
+ *     the first entry, without a trap;
  *   - a known loop sampled every 256 members into a buffer in guest
  *     memory gives exactly its records, each at the PC that member's
  *     position in the loop names, at EL1, and nothing else;
@@ -59,6 +63,7 @@
 #include <test_util.h>
 #include <vgic.h>
 
+#include "vcpu_stat.h"
 #include "vpmu_vm.h"
 
 /* The SPE registers' SYS_ encodings come from the generated sysreg-defs.h */
@@ -79,7 +84,10 @@
 #define BUF_PAGES		4
 #define PAGE			4096
 
-enum phase { PH_ID, PH_PROFILE, PH_FULL, PH_FRESH, PH_TOUCH, PH_IRQ, PH_TS, PH_HIDDEN, PH_NOP };
+enum phase {
+	PH_ID, PH_PROFILE, PH_FULL, PH_FRESH, PH_TOUCH, PH_IRQ, PH_TS, PH_HIDDEN, PH_NOP,
+	PH_REGS, PH_RESTORED,
+};
 
 /* one-reg values: userspace's to the guest, the guest's to userspace */
 #define HOST_PMSIRR		(INTERVAL * 3)
@@ -164,6 +172,21 @@ static void guest_profile(uint64_t buf, uint64_t size)
 	isb();
 }
 
+/*
+ * spe_loop()'s body under controls userspace restored, the guest touching
+ * SPE only at its end (the disabling MSR), then as guest_profile()
+ */
+static void guest_profile_restored(void)
+{
+	((spe_loop_fn)ASM_LABEL(spe_loop_body))(LOOP_N, 0);
+	spe_drain();
+	guest_ptr = read_sysreg_s(SYS_PMBPTR_EL1);
+	guest_status = read_sysreg_s(SYS_PMBSR_EL1);
+	write_sysreg_s(0, SYS_PMBLIMITR_EL1);
+	write_sysreg_s(0, SYS_PMBSR_EL1);
+	isb();
+}
+
 /* Map the buffer at stage 2 the usual way: the guest writes each page */
 static void guest_touch(uint64_t buf, uint64_t size)
 {
@@ -175,6 +198,8 @@ static void guest_touch(uint64_t buf, uint64_t size)
 
 static void guest_phase_run(uint64_t phase)
 {
+	int i;
+
 	switch (phase) {
 	case PH_ID:
 		guest_dfr0 = read_sysreg(id_aa64dfr0_el1);
@@ -214,6 +239,13 @@ static void guest_phase_run(uint64_t phase)
 	case PH_HIDDEN:
 		guest_dfr0 = read_sysreg(id_aa64dfr0_el1);
 		read_sysreg_s(SYS_PMSCR_EL1);
+		break;
+	case PH_REGS:
+		for (i = 0; i < 16; i++)
+			guest_pmsirr = read_sysreg_s(SYS_PMSIRR_EL1);
+		break;
+	case PH_RESTORED:
+		guest_profile_restored();
 		break;
 	case PH_NOP:
 		break;
@@ -532,6 +564,45 @@ static void test_profile(struct kvm_vcpu *vcpu, enum phase phase, uint64_t buf,
 	ksft_print_msg("%s: PMBSR_EL1 %#lx, %d records (%d expected)\n", name,
 		       (unsigned long)guest_status, n, expect);
 	report(!guest_status && n == expect, "%s", name);
+}
+
+/*
+ * Lazy switching. A guest that left its buffer disabled traps on its first
+ * SPE access after each load (KVM_RUN), once: sixteen reads of PMSIRR_EL1
+ * exit twice, with the sync. A buffer and sampling controls userspace
+ * restored enabled (a migration) sample from the first entry, the guest
+ * touching SPE only to stop: from PMSICR_EL1 0 at entry, the loop's 3 * n
+ * members and the fewer than 254 instructions before them give 300 samples.
+ */
+static void test_lazy(struct kvm_vcpu *vcpu, uint64_t buf)
+{
+	uint64_t exits, size = BUF_PAGES * PAGE;
+	int expect = LOOP_INSNS * LOOP_N / INTERVAL, n;
+
+	exits = vcpu_stat(vcpu, "exits");
+	phase_run(vcpu, PH_REGS);
+	exits = vcpu_stat(vcpu, "exits") - exits;
+	ksft_print_msg("sixteen PMSIRR_EL1 reads: %lu exits\n", (unsigned long)exits);
+	report(exits == 2, "first_use_traps_once_per_run");
+
+	guest_buf = buf;
+	guest_buf_size = size;
+	phase_run(vcpu, PH_TOUCH);
+	vcpu_set_reg(vcpu, ONE_REG(PMSIRR_EL1), INTERVAL);
+	vcpu_set_reg(vcpu, ONE_REG(PMSICR_EL1), 0);
+	vcpu_set_reg(vcpu, ONE_REG(PMSFCR_EL1), 0);
+	vcpu_set_reg(vcpu, ONE_REG(PMSEVFR_EL1), 0);
+	vcpu_set_reg(vcpu, ONE_REG(PMSLATFR_EL1), 0);
+	vcpu_set_reg(vcpu, ONE_REG(PMBPTR_EL1), buf);
+	vcpu_set_reg(vcpu, ONE_REG(PMBSR_EL1), 0);
+	vcpu_set_reg(vcpu, ONE_REG(PMBLIMITR_EL1), (buf + size) | PMBLIMITR_E);
+	vcpu_set_reg(vcpu, ONE_REG(PMSCR_EL1), PMSCR_E1SPE);
+	phase_run(vcpu, PH_RESTORED);
+	n = guest_ptr >= buf && !((guest_ptr - buf) % REC_SIZE) ?
+	    (guest_ptr - buf) / REC_SIZE : -1;
+	ksft_print_msg("restored buffer: PMBSR_EL1 %#lx, %d records (%d expected)\n",
+		       (unsigned long)guest_status, n, expect);
+	report(!guest_status && n == expect, "restored_buffer_samples_from_entry");
 }
 
 /* The buffer of the dirty-log test: a memslot of its own, mapped VA == IPA */
@@ -875,11 +946,12 @@ int main(void)
 	/* For a host session's check that none of its records is the guest's */
 	ksft_print_msg("guest loop at %#lx, %d bytes\n", (unsigned long)ASM_LABEL(spe_loop_body),
 		       4 * LOOP_INSNS);
-	ksft_set_plan(7 + 1 + 3 + 1 + 3 + 3 + 3 + 1 + 5 + 1 + 4);
+	ksft_set_plan(7 + 1 + 3 + 1 + 2 + 3 + 3 + 3 + 1 + 5 + 1 + 4);
 	test_id_and_one_reg(vcpu);
 	test_profile(vcpu, PH_PROFILE, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 0,
 		     "loop_records_exact");
 	test_full(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR));
+	test_lazy(vcpu, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR));
 	test_profile(vcpu, PH_FRESH, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 1,
 		     "unmapped_buffer_records_exact");
 	test_dirty_log(vcpu, log_buffer(vm));
