@@ -150,6 +150,16 @@ static void spe_drain(void)
 	asm volatile("hint #17\n\tdsb nsh\n\tisb" : : : "memory");
 }
 
+/* The drained buffer's pointer and status, then the buffer disabled */
+static void guest_buffer_stop(void)
+{
+	guest_ptr = read_sysreg_s(SYS_PMBPTR_EL1);
+	guest_status = read_sysreg_s(SYS_PMBSR_EL1);
+	write_sysreg_s(0, SYS_PMBLIMITR_EL1);
+	write_sysreg_s(0, SYS_PMBSR_EL1);
+	isb();
+}
+
 static void guest_profile(uint64_t buf, uint64_t size)
 {
 	write_sysreg_s(0, SYS_PMSFCR_EL1);
@@ -165,11 +175,7 @@ static void guest_profile(uint64_t buf, uint64_t size)
 	((spe_loop_fn)ASM_LABEL(spe_loop))(LOOP_N, guest_pmscr);
 	spe_drain();
 	guest_vct1 = read_sysreg(cntvct_el0);
-	guest_ptr = read_sysreg_s(SYS_PMBPTR_EL1);
-	guest_status = read_sysreg_s(SYS_PMBSR_EL1);
-	write_sysreg_s(0, SYS_PMBLIMITR_EL1);
-	write_sysreg_s(0, SYS_PMBSR_EL1);
-	isb();
+	guest_buffer_stop();
 }
 
 /*
@@ -180,11 +186,7 @@ static void guest_profile_restored(void)
 {
 	((spe_loop_fn)ASM_LABEL(spe_loop_body))(LOOP_N, 0);
 	spe_drain();
-	guest_ptr = read_sysreg_s(SYS_PMBPTR_EL1);
-	guest_status = read_sysreg_s(SYS_PMBSR_EL1);
-	write_sysreg_s(0, SYS_PMBLIMITR_EL1);
-	write_sysreg_s(0, SYS_PMBSR_EL1);
-	isb();
+	guest_buffer_stop();
 }
 
 /* Map the buffer at stage 2 the usual way: the guest writes each page */
