@@ -34,6 +34,7 @@
 
 #include <asm/barrier.h>
 #include <asm/cpufeature.h>
+#include <asm/esr.h>
 #include <asm/mmu.h>
 #include <asm/sysreg.h>
 
@@ -163,6 +164,7 @@ enum arm_spe_pmu_outcome {
 	ARM_SPE_OUTCOME_NONE,		/* PMBSR.S clear: profiling goes on */
 	ARM_SPE_OUTCOME_FULL,		/* continue in a fresh window */
 	ARM_SPE_OUTCOME_LOST,		/* full, a record cut (DL): stop */
+	ARM_SPE_OUTCOME_REMAP,		/* stage-2 fault: map, then go on */
 	ARM_SPE_OUTCOME_FATAL,		/* fault or abort: stop the event */
 };
 
@@ -171,6 +173,7 @@ struct arm_spe_pmu_buf {
 	void *base;
 	unsigned long size;
 	bool snapshot;
+	bool retrying;		/* the window opened at a stage-2 fault */
 };
 
 struct arm_spe_pmu {
@@ -738,6 +741,15 @@ static enum arm_spe_pmu_outcome arm_spe_pmu_pmbsr_decode(u64 pmbsr, u64 *aux_fla
 		return (pmbsr & PMBSR_EL1_DL) ? ARM_SPE_OUTCOME_LOST :
 						ARM_SPE_OUTCOME_FULL;
 	/*
+	 * A stage-2 translation, access flag or permission fault that cut
+	 * no record: a hypervisor has not mapped, or has write-protected,
+	 * memory of ours that it would map for a CPU access.
+	 */
+	if (!(pmbsr & (PMBSR_EL1_EA | PMBSR_EL1_DL)) && ec == PMBSR_EL1_EC_FAULT_S2 &&
+	    (esr_fsc_is_translation_fault(pmbsr) || esr_fsc_is_access_flag_fault(pmbsr) ||
+	     esr_fsc_is_permission_fault(pmbsr)))
+		return ARM_SPE_OUTCOME_REMAP;
+	/*
 	 * Faults on our own kernel mapping, external aborts and anything
 	 * IMPLEMENTATION DEFINED: the buffer cannot be trusted further.
 	 */
@@ -815,11 +827,12 @@ static bool arm_spe_pmu_buf_window(struct arm_spe_pmu *spe,
 
 /*
  * Open the next window of the event's AUX buffer and point the profiling
- * unit at it. Return false (with the handle ended) when there is no room.
+ * unit at it; @retry when it starts where a stage-2 fault stopped the
+ * unit. Return false (with the handle ended) when there is no room.
  */
 static bool arm_spe_pmu_buf_open(struct arm_spe_pmu *spe,
 				 struct perf_output_handle *handle,
-				 struct perf_event *event)
+				 struct perf_event *event, bool retry)
 {
 	struct arm_spe_pmu_buf *buf = perf_aux_output_begin(handle, event);
 	struct arm_spe_pmu_window w;
@@ -827,6 +840,7 @@ static bool arm_spe_pmu_buf_open(struct arm_spe_pmu *spe,
 
 	if (!buf)
 		return false;
+	buf->retrying = retry;
 	if (!arm_spe_pmu_buf_window(spe, handle, buf, &w))
 		return false;
 	while (w.pad) {
@@ -852,6 +866,31 @@ static bool arm_spe_pmu_buf_open(struct arm_spe_pmu *spe,
 				      ((u64)buf->base + w.limit) | regs->pmblimitr_fm |
 				      PMBLIMITR_EL1_E);
 	return true;
+}
+
+/*
+ * Have the hypervisor map the page of a stage-2 fault (protected KVM, for
+ * one, unmaps the rest of a block of the host's memory when it takes a
+ * page of it): a CPU write through our own mapping faults it in, as for
+ * any other access of ours, and the unit goes on at PMBPTR_EL1, the byte
+ * that faulted, in the next window; the sample being written is lost.
+ * The same fault again before a byte was written there means the
+ * hypervisor will not map the page: the event stops.
+ */
+static enum arm_spe_pmu_outcome arm_spe_pmu_buf_remap(struct perf_output_handle *handle,
+						      u64 *aux_flags)
+{
+	struct arm_spe_pmu_buf *buf = perf_get_aux(handle);
+	u8 *start = buf->base + handle->head % buf->size;
+	u8 *ptr = (u8 *)read_sysreg_s(SYS_PMBPTR_EL1);
+
+	if (ptr < start || ptr >= (u8 *)buf->base + buf->size ||
+	    (buf->retrying && ptr == start)) {
+		*aux_flags |= PERF_AUX_FLAG_TRUNCATED;
+		return ARM_SPE_OUTCOME_FATAL;
+	}
+	WRITE_ONCE(*ptr, READ_ONCE(*ptr));
+	return ARM_SPE_OUTCOME_REMAP;
 }
 
 /* Hand what the hardware wrote since the window opened to perf */
@@ -902,9 +941,12 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 	}
 
 	outcome = arm_spe_pmu_pmbsr_decode(pmbsr, &aux_flags);
+	if (outcome == ARM_SPE_OUTCOME_REMAP)
+		outcome = arm_spe_pmu_buf_remap(handle, &aux_flags);
 	arm_spe_pmu_buf_close(handle, aux_flags);
-	if (outcome == ARM_SPE_OUTCOME_FULL &&
-	    arm_spe_pmu_buf_open(to_arm_spe_pmu(event->pmu), handle, event)) {
+	if ((outcome == ARM_SPE_OUTCOME_FULL || outcome == ARM_SPE_OUTCOME_REMAP) &&
+	    arm_spe_pmu_buf_open(to_arm_spe_pmu(event->pmu), handle, event,
+				 outcome == ARM_SPE_OUTCOME_REMAP)) {
 		/*
 		 * Clearing PMBSR.S resumes profiling, and may take effect
 		 * before the new PMBPTR/PMBLIMITR do unless a context
@@ -937,7 +979,7 @@ static void arm_spe_pmu_event_run(struct perf_event *event, int flags)
 	if (arm_spe_pmu_is_discard(event)) {
 		/* Discard mode writes nothing: no buffer is needed */
 		arm_spe_pmu_hw_program_buffer(0, regs->pmblimitr_fm | PMBLIMITR_EL1_E);
-	} else if (!arm_spe_pmu_buf_open(spe, handle, event)) {
+	} else if (!arm_spe_pmu_buf_open(spe, handle, event, false)) {
 		hwc->state = PERF_HES_STOPPED;
 		return;
 	}
