@@ -8,8 +8,18 @@
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
+# The libraries Debian's arm64 qemu-system-arm loads (its Depends), for
+# harness/vmm/debian-qemu.sh to pack with it: the package itself is only
+# downloaded, since installing it would replace the host's QEMU.
+QEMU_ARM64_LIBS=(
+	libaio1 libbpf1 libcapstone4 libfdt1 libfuse3-3 libglib2.0-0 libgmp10
+	libgnutls30 libhogweed6 libibverbs1 libjpeg62-turbo libnettle8 libnuma1
+	libpixman-1-0 libpmem1 libpng16-16 librdmacm1 libsasl2-2 libseccomp2
+	libslirp0 libudev1 liburing2 libvdeplug2 libzstd1 zlib1g
+)
+
 # Host tools, the base kernel source, and arm64 libraries for the static perf
-# and the guest's GNU grep (harness/initramfs.sh);
+# and the guest's GNU grep (harness/initramfs.sh), Debian's QEMU's above;
 # edk2 for the virt board (ACPI boots), the 32-bit Arm cross compiler.
 PACKAGES=(
 	make gcc gcc-aarch64-linux-gnu libc6-dev-arm64-cross
@@ -24,6 +34,7 @@ PACKAGES=(
 	device-tree-compiler quilt
 	qemu-efi-aarch64
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
+	"${QEMU_ARM64_LIBS[@]/%/:arm64}"
 )
 # Our QEMU (harness/qemu) needs meson >= 1.5 and pycotap: bookworm-backports.
 BACKPORTS=(meson python3-pycotap)

@@ -52,7 +52,7 @@ is_arm64_elf() {
 # paths stand for their contents.
 OUT=$CACHE/initramfs/$({ hash_inputs "$BUSYBOX" "$BASH_STATIC" "${GREP_LIBS[@]}" \
 	"$HARNESS/plans" "$HARNESS/abi" "$HARNESS/guest" "$HARNESS/qemu/guest" \
-	"$HARNESS/vmm/l2-run.sh" "$0"
+	"$HARNESS/vmm/l2-run.sh" "$HARNESS/vmm/l2-initrd.sh" "$0"
 	echo "$PERF_BIN $TESTS_DIR $KVM_TESTS_DIR $VMM_DIR $BASE_TREE grep $GREP_SHA256"; } | sha256sum | cut -c1-16).cpio
 
 # install_grep ROOT: Debian's arm64 GNU grep and its libraries into ROOT,
@@ -124,11 +124,13 @@ build() {
 		> "$root/tests/false_share.loop"
 	# KVM selftests, run by plans/kvm.plan and plans/kvm-guests.plan
 	install -m 755 "$KVM_TESTS_DIR"/* "$root/kvm/"
-	# Our VMM, its guest's DTB and the script the guest runs, for
-	# plans/l2-guest.plan (the kernel Image comes with L2_IMAGE=1)
+	# Our VMM, its guest's DTB, the script the guest runs and the one that
+	# packs its initrd, for plans/l2-guest.plan and plans/l2-qemu.plan (the
+	# kernel Image comes with L2_IMAGE=1, Debian's QEMU with L2_QEMU=1)
 	install -D -m 755 "$VMM_DIR/l2-vmm" "$root/l2/l2-vmm"
 	install -m 644 "$VMM_DIR/l2.dtb" "$root/l2/l2.dtb"
 	install -m 755 "$HARNESS/vmm/l2-run.sh" "$root/l2/run.sh"
+	install -m 755 "$HARNESS/vmm/l2-initrd.sh" "$root/l2/initrd.sh"
 	cp "$HARNESS"/plans/* "$root/plans/" 2>/dev/null || true
 	# mainline's recorded ABI and the documented differences, for
 	# plans/abi-probe.plan

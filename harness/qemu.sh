@@ -12,6 +12,8 @@
 # ICOUNT (shift=0,sleep=off; empty to disable), MEM (1G), APPEND (extra
 # kernel arguments), SHARE (host folder mounted at /share over virtio-9p),
 # L2_IMAGE=1 (run only: the Image also at /l2/Image, for plans/l2-guest.plan),
+# L2_QEMU=1 (run only: Debian's arm64 QEMU at /l2q, harness/vmm/debian-qemu.sh,
+# for plans/l2-qemu.plan),
 # QEMU (binary; default: ours, harness/qemu/build.sh path; a build.sh tree in
 # any cache counts as ours and gets LAZY_SYNC), TIMEOUT (seconds, run only; default 900), KUNIT=1 (run
 # the built-in KUnit suites at boot), DTB (a device tree to boot instead of
@@ -226,6 +228,11 @@ initrd_with_command() {
 		files+=(l2 l2/Image)
 	fi
 	cat "$INITRD" > "$dir/initrd"
+	if [ "${L2_QEMU:-0}" = 1 ]; then
+		need "Debian's QEMU" "$("$HARNESS/vmm/debian-qemu.sh" path)" \
+			"harness/vmm/debian-qemu.sh build"
+		cat "$("$HARNESS/vmm/debian-qemu.sh" path)" >> "$dir/initrd"
+	fi
 	(cd "$dir/root" && printf '%s\n' "${files[@]}" | cpio -o -H newc --quiet) >> "$dir/initrd"
 }
 

@@ -103,7 +103,7 @@ enum phase {
 /* Set by the host before each run */
 static uint64_t guest_phase, guest_buf, guest_buf_size, guest_pmscr = PMSCR_E1SPE;
 /* Filled by the guest */
-static uint64_t guest_dfr0, guest_pmsidr, guest_pmsirr, guest_ptr, guest_status;
+static uint64_t guest_dfr0, guest_pmbidr, guest_pmsidr, guest_pmsirr, guest_ptr, guest_status;
 static uint64_t guest_pmsdsfr;
 static uint64_t guest_undefs;
 /* The guest's virtual count around its loop */
@@ -205,6 +205,8 @@ static void guest_phase_run(uint64_t phase)
 	switch (phase) {
 	case PH_ID:
 		guest_dfr0 = read_sysreg(id_aa64dfr0_el1);
+		/* First, as Linux's driver probes: is the buffer EL1's? */
+		guest_pmbidr = read_sysreg_s(SYS_PMBIDR_EL1);
 		guest_pmsidr = read_sysreg_s(SYS_PMSIDR_EL1);
 		guest_pmsirr = read_sysreg_s(SYS_PMSIRR_EL1);
 		write_sysreg_s(GUEST_PMSLATFR, SYS_PMSLATFR_EL1);
@@ -316,6 +318,7 @@ static void phase_run(struct kvm_vcpu *vcpu, uint64_t phase)
 		TEST_FAIL("guest exit %u without its sync", vcpu->run->exit_reason);
 	}
 	sync_global_from_guest(vm, guest_dfr0);
+	sync_global_from_guest(vm, guest_pmbidr);
 	sync_global_from_guest(vm, guest_pmsidr);
 	sync_global_from_guest(vm, guest_pmsirr);
 	sync_global_from_guest(vm, guest_pmsdsfr);
@@ -492,9 +495,15 @@ static void test_id_and_one_reg(struct kvm_vcpu *vcpu)
 	set = !__vcpu_set_reg(vcpu, ONE_REG(PMSIRR_EL1), HOST_PMSIRR);
 	set_dsfr = !__vcpu_set_reg(vcpu, REG_PMSDSFR, HOST_PMSDSFR);
 	phase_run(vcpu, PH_ID);
-	ksft_print_msg("guest ID_AA64DFR0_EL1 %#lx, PMSIDR_EL1 %#lx\n",
-		       (unsigned long)guest_dfr0, (unsigned long)guest_pmsidr);
+	ksft_print_msg("guest ID_AA64DFR0_EL1 %#lx, PMBIDR_EL1 %#lx, PMSIDR_EL1 %#lx\n",
+		       (unsigned long)guest_dfr0, (unsigned long)guest_pmbidr,
+		       (unsigned long)guest_pmsidr);
 	report(guest_dfr0 & DFR0_PMSVER_MASK, "guest_sees_spe");
+	/*
+	 * Its first SPE access, before SPE is live: P set (EL2 owns the
+	 * buffer until then) would make the guest's driver give up.
+	 */
+	report(!(guest_pmbidr & PMBIDR_EL1_P), "guest_pmbidr_buffer_is_its_own");
 	/* The hardware's PMSIDR_EL1, as the host's driver read it */
 	report(pmsidr_min_interval(guest_pmsidr) == host_spe_cap("min_interval") &&
 	       !!(guest_pmsidr & BIT(3)) == host_spe_cap("arch_inst"),
@@ -948,7 +957,7 @@ int main(void)
 	/* For a host session's check that none of its records is the guest's */
 	ksft_print_msg("guest loop at %#lx, %d bytes\n", (unsigned long)ASM_LABEL(spe_loop_body),
 		       4 * LOOP_INSNS);
-	ksft_set_plan(7 + 1 + 3 + 1 + 2 + 3 + 3 + 3 + 1 + 5 + 1 + 4);
+	ksft_set_plan(8 + 1 + 3 + 1 + 2 + 3 + 3 + 3 + 1 + 5 + 1 + 4);
 	test_id_and_one_reg(vcpu);
 	test_profile(vcpu, PH_PROFILE, vm_vaddr_alloc(vm, size, KVM_UTIL_MIN_VADDR), 0,
 		     "loop_records_exact");
