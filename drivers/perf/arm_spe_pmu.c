@@ -869,27 +869,33 @@ static bool arm_spe_pmu_buf_open(struct arm_spe_pmu *spe,
 }
 
 /*
- * Have the hypervisor map the page of a stage-2 fault (protected KVM, for
+ * Have the hypervisor map the pages of a stage-2 fault (protected KVM, for
  * one, unmaps the rest of a block of the host's memory when it takes a
- * page of it): a CPU write through our own mapping faults it in, as for
- * any other access of ours, and the unit goes on at PMBPTR_EL1, the byte
- * that faulted, in the next window; the sample being written is lost.
- * The same fault again before a byte was written there means the
- * hypervisor will not map the page: the event stops.
+ * page of it): a CPU write through our own mapping faults a page in, as
+ * for any other access of ours, and the unit goes on at PMBPTR_EL1, the
+ * byte that faulted, in the next window; the sample being written is
+ * lost. Each page from there to the window's limit is written, once per
+ * such fault: with only the first, a record crossing into the next page of
+ * the same block would fault there half written (PMBSR_EL1.DL), which
+ * stops the event. The same fault again before a byte was written there
+ * means the hypervisor will not map the page: the event stops.
  */
 static enum arm_spe_pmu_outcome arm_spe_pmu_buf_remap(struct perf_output_handle *handle,
 						      u64 *aux_flags)
 {
 	struct arm_spe_pmu_buf *buf = perf_get_aux(handle);
 	u8 *start = buf->base + handle->head % buf->size;
+	u8 *end = (u8 *)buf->base + buf->size;
+	u8 *limit = (u8 *)(read_sysreg_s(SYS_PMBLIMITR_EL1) & PMBLIMITR_EL1_LIMIT_MASK);
 	u8 *ptr = (u8 *)read_sysreg_s(SYS_PMBPTR_EL1);
+	u8 *p;
 
-	if (ptr < start || ptr >= (u8 *)buf->base + buf->size ||
-	    (buf->retrying && ptr == start)) {
+	if (ptr < start || ptr >= end || (buf->retrying && ptr == start)) {
 		*aux_flags |= PERF_AUX_FLAG_TRUNCATED;
 		return ARM_SPE_OUTCOME_FATAL;
 	}
-	WRITE_ONCE(*ptr, READ_ONCE(*ptr));
+	for (p = ptr; p < min(limit, end); p = PTR_ALIGN(p + 1, PAGE_SIZE))
+		WRITE_ONCE(*p, READ_ONCE(*p));
 	return ARM_SPE_OUTCOME_REMAP;
 }
 
