@@ -628,6 +628,14 @@ static void arm_spe_pmu_attr_to_regs(const struct perf_event_attr *attr,
  */
 #define ARM_SPE_PMU_SNAPSHOT_CHUNK_PAGES	16
 
+/*
+ * The pages a stage-2 fault has the driver write, from the faulting one
+ * on (arm_spe_pmu_buf_remap()), which bounds that work in the interrupt:
+ * a snapshot window is never longer, and a normal window opened at the
+ * fault stops there, so that no record crosses into a page not written.
+ */
+#define ARM_SPE_PMU_REMAP_PAGES		ARM_SPE_PMU_SNAPSHOT_CHUNK_PAGES
+
 static bool arm_spe_pmu_window_snapshot(unsigned long size, unsigned long head,
 					u32 align, u32 max_record,
 					struct arm_spe_pmu_window *w)
@@ -860,6 +868,9 @@ static bool arm_spe_pmu_buf_open(struct arm_spe_pmu *spe,
 		if (!arm_spe_pmu_buf_window(spe, handle, buf, &w))
 			return false;
 	}
+	if (retry && !buf->snapshot)
+		w.limit = min(w.limit, round_down(w.start, PAGE_SIZE) +
+			      ARM_SPE_PMU_REMAP_PAGES * PAGE_SIZE);
 	if (w.zero)
 		memset(buf->base + w.start, 0, w.zero);
 	arm_spe_pmu_hw_program_buffer((u64)buf->base + w.start,
@@ -874,11 +885,12 @@ static bool arm_spe_pmu_buf_open(struct arm_spe_pmu *spe,
  * page of it): a CPU write through our own mapping faults a page in, as
  * for any other access of ours, and the unit goes on at PMBPTR_EL1, the
  * byte that faulted, in the next window; the sample being written is
- * lost. Each page from there to the window's limit is written, once per
- * such fault: with only the first, a record crossing into the next page of
- * the same block would fault there half written (PMBSR_EL1.DL), which
- * stops the event. The same fault again before a byte was written there
- * means the hypervisor will not map the page: the event stops.
+ * lost. The pages after it are written too, up to the window's limit or
+ * ARM_SPE_PMU_REMAP_PAGES in all: with only the first, a record crossing
+ * into the next page of the same block would fault there half written
+ * (PMBSR_EL1.DL), which stops the event. The same fault again before a
+ * byte was written there means the hypervisor will not map the page: the
+ * event stops.
  */
 static enum arm_spe_pmu_outcome arm_spe_pmu_buf_remap(struct perf_output_handle *handle,
 						      u64 *aux_flags)
@@ -888,13 +900,14 @@ static enum arm_spe_pmu_outcome arm_spe_pmu_buf_remap(struct perf_output_handle 
 	u8 *end = (u8 *)buf->base + buf->size;
 	u8 *limit = (u8 *)(read_sysreg_s(SYS_PMBLIMITR_EL1) & PMBLIMITR_EL1_LIMIT_MASK);
 	u8 *ptr = (u8 *)read_sysreg_s(SYS_PMBPTR_EL1);
+	u8 *stop = PTR_ALIGN_DOWN(ptr, PAGE_SIZE) + ARM_SPE_PMU_REMAP_PAGES * PAGE_SIZE;
 	u8 *p;
 
 	if (ptr < start || ptr >= end || (buf->retrying && ptr == start)) {
 		*aux_flags |= PERF_AUX_FLAG_TRUNCATED;
 		return ARM_SPE_OUTCOME_FATAL;
 	}
-	for (p = ptr; p < min(limit, end); p = PTR_ALIGN(p + 1, PAGE_SIZE))
+	for (p = ptr; p < min3(limit, end, stop); p = PTR_ALIGN(p + 1, PAGE_SIZE))
 		WRITE_ONCE(*p, READ_ONCE(*p));
 	return ARM_SPE_OUTCOME_REMAP;
 }
