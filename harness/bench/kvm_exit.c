@@ -372,6 +372,7 @@ static void entry_exit_events(void)
 	if (open_events(fd)) {
 		printf("bench: kvm-entry-exit n/a perf_event_open(:G/:H): %s\n",
 		       strerror(errno));
+		printf("bench: kvm-novpmu n/a with kvm-entry-exit\n");
 		kvm_vm_free(vm);
 		return;
 	}
@@ -399,6 +400,8 @@ static void entry_exit_events(void)
 		n += snprintf(extra + n, sizeof(extra) - n, "%s%s=%.1f", i ? " " : "",
 			      evs[i].name, (double)(count[i] - pre[i]) / OPS);
 	report("kvm-entry-exit", median(raw, REPS), median(base, REPS), OPS, extra);
+	/* The round trip itself, of this VM without a vPMU: against the base's */
+	report("kvm-novpmu", median(base, REPS), 0, OPS, NULL);
 	kvm_vm_free(vm);
 }
 
@@ -724,6 +727,7 @@ int main(void)
 	pin_cpu0();
 	if (access("/dev/kvm", R_OK | W_OK)) {
 		printf("bench: kvm-entry-exit n/a no /dev/kvm (the kernel did not boot at EL2)\n");
+		printf("bench: kvm-novpmu n/a no /dev/kvm\n");
 		vpmu_rows_available(0, "no /dev/kvm: no");
 		return 0;
 	}
