@@ -134,6 +134,7 @@ build_all() {
 		"$HARNESS/kernel.sh" build &&
 		"$HARNESS/initramfs.sh" build &&
 		"$HARNESS/vmm/debian-qemu.sh" build &&
+		"$HARNESS/vmm/our-qemu-arm64.sh" build &&
 		"$HARNESS/qemu/build.sh" build &&
 		QEMU= SMP=2 "$HARNESS/dt/hetero-dtb.sh" build &&
 		"$HARNESS/mainline.sh" build

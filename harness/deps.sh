@@ -31,6 +31,7 @@ PACKAGES=(
 	libc6-dev:arm64 libelf-dev:arm64 libtraceevent-dev:arm64 zlib1g-dev:arm64
 	ninja-build python3-venv patch libglib2.0-dev libfdt-dev libpixman-1-dev
 	zlib1g-dev
+	libglib2.0-dev:arm64
 	device-tree-compiler quilt
 	qemu-efi-aarch64
 	gcc-arm-linux-gnueabihf libc6-dev-armhf-cross

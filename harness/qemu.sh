@@ -13,7 +13,9 @@
 # kernel arguments), SHARE (host folder mounted at /share over virtio-9p),
 # L2_IMAGE=1 (run only: the Image also at /l2/Image, for plans/l2-guest.plan),
 # L2_QEMU=1 (run only: Debian's arm64 QEMU at /l2q, harness/vmm/debian-qemu.sh,
-# for plans/l2-qemu.plan),
+# for plans/l2-qemu.plan), L2_OURQEMU=1 (run only: our QEMU cross-built for
+# arm64 at /l2o, harness/vmm/our-qemu-arm64.sh, for plans/l2-qemu.plan's
+# guest SPE under -cpu host,spe=on),
 # QEMU (binary; default: ours, harness/qemu/build.sh path; a build.sh tree in
 # any cache counts as ours and gets LAZY_SYNC), TIMEOUT (seconds, run only; default 900), KUNIT=1 (run
 # the built-in KUnit suites at boot), DTB (a device tree to boot instead of
@@ -232,6 +234,11 @@ initrd_with_command() {
 		need "Debian's QEMU" "$("$HARNESS/vmm/debian-qemu.sh" path)" \
 			"harness/vmm/debian-qemu.sh build"
 		cat "$("$HARNESS/vmm/debian-qemu.sh" path)" >> "$dir/initrd"
+	fi
+	if [ "${L2_OURQEMU:-0}" = 1 ]; then
+		need "our arm64 QEMU" "$("$HARNESS/vmm/our-qemu-arm64.sh" path)" \
+			"harness/vmm/our-qemu-arm64.sh build"
+		cat "$("$HARNESS/vmm/our-qemu-arm64.sh" path)" >> "$dir/initrd"
 	fi
 	(cd "$dir/root" && printf '%s\n' "${files[@]}" | cpio -o -H newc --quiet) >> "$dir/initrd"
 }

@@ -113,25 +113,34 @@ CONFIGURE=(
 	--without-default-devices --with-devices-aarch64=pmu
 )
 
-build() {
-	local p
-	rm -rf "$OUT/src" "$OUT/build"
-	mkdir -p "$OUT/src" "$OUT/build"
-	tar -xJf "$DL/$QEMU_ORIG" --no-same-owner --strip-components=1 -C "$OUT/src"
+# unpack SRC: the orig tarball in SRC (emptied first) with our patches,
+# ready to configure with --with-devices-aarch64=pmu. vmm/our-qemu-arm64.sh
+# uses it too.
+unpack() {
+	local src=$1 p
+	rm -rf "$src"
+	mkdir -p "$src"
+	tar -xJf "$DL/$QEMU_ORIG" --no-same-owner --strip-components=1 -C "$src"
 	for p in "$QDIR"/patches/*.patch; do
 		[ -e "$p" ] || continue
 		msg "applying $(basename "$p")"
-		patch -d "$OUT/src" -p1 -s -F0 --no-backup-if-mismatch < "$p" >&2 ||
+		patch -d "$src" -p1 -s -F0 --no-backup-if-mismatch < "$p" >&2 ||
 			die "$(basename "$p") does not apply to $QEMU_ORIG"
 	done
 	# The +ds repack drops the prebuilt EDK2 firmware that pc-bios/meson.build
 	# lists whenever bzip2 is installed; we build no firmware target, so empty
 	# stand-ins let configure pass.
-	sed -n "s/^ *'\(edk2-[a-z0-9_-]*\.fd\)',\$/\1/p" "$OUT/src/pc-bios/meson.build" |
+	sed -n "s/^ *'\(edk2-[a-z0-9_-]*\.fd\)',\$/\1/p" "$src/pc-bios/meson.build" |
 	while read -r p; do
-		[ -e "$OUT/src/pc-bios/$p.bz2" ] || : > "$OUT/src/pc-bios/$p.bz2"
+		[ -e "$src/pc-bios/$p.bz2" ] || : > "$src/pc-bios/$p.bz2"
 	done
-	cp "$QDIR/devices.mak" "$OUT/src/configs/devices/aarch64-softmmu/pmu.mak"
+	cp "$QDIR/devices.mak" "$src/configs/devices/aarch64-softmmu/pmu.mak"
+}
+
+build() {
+	rm -rf "$OUT/build"
+	mkdir -p "$OUT/build"
+	unpack "$OUT/src"
 	msg "configuring QEMU in $OUT/build"
 	# ccache through its masquerade folder, with paths relative to $OUT, so
 	# trees of different keys share the cache.
@@ -149,7 +158,7 @@ build() {
 }
 
 OUT=$CACHE/qemu/$QEMU_UPSTREAM_VERSION-$({ hash_inputs "$QDIR/SOURCE" "$QDIR/patches" "$QDIR/devices.mak"
-	printf '%s\n' "${CONFIGURE[@]}"; declare -f build; } | sha256sum | cut -c1-16)
+	printf '%s\n' "${CONFIGURE[@]}"; declare -f unpack build; } | sha256sum | cut -c1-16)
 BIN=$OUT/build/qemu-system-aarch64
 
 # prune: keep the KEEP most recently built trees (about 800 MB each); a
@@ -164,6 +173,9 @@ prune() {
 		(flock -n 8 && rm -rf "$d" && rm -f "$d.lock") 8> "$d.lock" || true
 	done
 }
+
+# Sourced (vmm/our-qemu-arm64.sh): the functions and variables only.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
 
 case "${1:-build}" in
 path) echo "$BIN" ;;
