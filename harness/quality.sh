@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Compiler and sparse gates, as TAP: a W=1 build of drivers/perf with no
-# warning, and no sparse warning in the files this repository carries, for
-# arm64 and for 32-bit Arm (tests prefixed arm32_).
+# Compiler, sparse and kernel-doc gates, as TAP: a W=1 build of
+# drivers/perf with no warning, and no sparse warning in the files this
+# repository carries, for arm64 and for 32-bit Arm (tests prefixed
+# arm32_); no kernel-doc warning in a file we carry or patch that the
+# base's file does not have.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -36,7 +38,30 @@ gate() {
 	done
 }
 
+# kdoc_warnings TREE FILE: the kernel-doc warnings of TREE/FILE, without
+# their line numbers, sorted (none for a file TREE does not have)
+kdoc_warnings() {
+	[ -f "$1/$2" ] || return 0
+	perl "$SRC/scripts/kernel-doc" -none -Wall "$1/$2" 2>&1 |
+		sed -n "s|^$1/$2:[0-9]*: ||p" | LC_ALL=C sort
+}
+
+# kernel-doc on every C file and header we carry or patch: no warning the
+# base's version of the file does not have (a comment that lost its
+# function, a parameter not described)
+kdoc_gate() {
+	local f new
+	for f in $(overlay_files | grep -E '\.[ch]$'); do
+		new=$(LC_ALL=C comm -13 <(kdoc_warnings "$BASE_TREE" "$f") <(kdoc_warnings "$SRC" "$f"))
+		[ -z "$new" ] || sed "s|^|# $f: |" <<< "$new"
+		result "$(grep -c . <<< "$new")" "kernel_doc_adds_no_warning_$(tr '/.-' '___' <<< "$f")"
+	done
+}
+
 echo "TAP version 13"
+SRC=$("$HARNESS/kernel.sh" src)
+BASE_TREE=$(built "$HARNESS/base.sh")
+kdoc_gate
 gate arm64 ""
 # The same driver on 32-bit Arm kernels (ARM_PMUV3 on CPU_V7):
 # harness/config/arm32-pmu.config, Debian's gcc-arm-linux-gnueabihf. CPU_V7

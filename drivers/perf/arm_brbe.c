@@ -414,6 +414,8 @@ static unsigned int brbe_cpu_numrec(void)
 
 /**
  * brbe_probe() - whether this CPU has a BRBE the driver can use
+ *
+ * Return: true if the CPU has a BRBE of a format the driver decodes.
  */
 bool brbe_probe(void)
 {

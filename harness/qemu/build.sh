@@ -137,6 +137,22 @@ unpack() {
 	cp "$QDIR/devices.mak" "$src/configs/devices/aarch64-softmmu/pmu.mak"
 }
 
+# configure_build TREE ARG...: configure TREE/src in TREE/build with
+# configure's ARGs, then build qemu-system-aarch64 there; logs in TREE
+configure_build() {
+	local tree=$1
+	shift
+	(cd "$tree/build" && ../src/configure --python="$PYTHON" "$@") > "$tree/configure.log" 2>&1 || {
+		tail -n 30 "$tree/configure.log" >&2
+		die "configure failed; log: $tree/configure.log"
+	}
+	msg "building qemu-system-aarch64 (-j$JOBS; log: $tree/build.log)"
+	ninja -C "$tree/build" -j"$JOBS" qemu-system-aarch64 > "$tree/build.log" 2>&1 || {
+		grep -E -B2 -A8 'error:|FAILED' "$tree/build.log" | head -n 60 >&2
+		die "build failed; log: $tree/build.log"
+	}
+}
+
 build() {
 	rm -rf "$OUT/build"
 	mkdir -p "$OUT/build"
@@ -145,20 +161,12 @@ build() {
 	# ccache through its masquerade folder, with paths relative to $OUT, so
 	# trees of different keys share the cache.
 	export PATH=/usr/lib/ccache:$PATH CCACHE_BASEDIR=$OUT CCACHE_NOHASHDIR=1
-	(cd "$OUT/build" && ../src/configure --python="$PYTHON" "${CONFIGURE[@]}") > "$OUT/configure.log" 2>&1 || {
-		tail -n 30 "$OUT/configure.log" >&2
-		die "configure failed; log: $OUT/configure.log"
-	}
-	msg "building qemu-system-aarch64 (-j$JOBS; log: $OUT/build.log)"
-	ninja -C "$OUT/build" -j"$JOBS" qemu-system-aarch64 > "$OUT/build.log" 2>&1 || {
-		grep -E -B2 -A8 'error:|FAILED' "$OUT/build.log" | head -n 60 >&2
-		die "build failed; log: $OUT/build.log"
-	}
+	configure_build "$OUT" "${CONFIGURE[@]}"
 	touch "$OUT/.built"
 }
 
 OUT=$CACHE/qemu/$QEMU_UPSTREAM_VERSION-$({ hash_inputs "$QDIR/SOURCE" "$QDIR/patches" "$QDIR/devices.mak"
-	printf '%s\n' "${CONFIGURE[@]}"; declare -f unpack build; } | sha256sum | cut -c1-16)
+	printf '%s\n' "${CONFIGURE[@]}"; declare -f unpack configure_build build; } | sha256sum | cut -c1-16)
 BIN=$OUT/build/qemu-system-aarch64
 
 # prune: keep the KEEP most recently built trees (about 800 MB each); a

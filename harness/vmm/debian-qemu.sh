@@ -17,12 +17,10 @@
 
 . "$(dirname "$0")/../lib.sh"
 
-PKG=qemu-system-arm:arm64
-LIBDIRS=(/lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu)
+# shellcheck source=arm64-libs.sh
+. "$(dirname "$0")/arm64-libs.sh"
 
-is_arm64() {
-	readelf -h "$1" 2>/dev/null | grep -q 'Machine: *AArch64'
-}
+PKG=qemu-system-arm:arm64
 
 version() {
 	apt-cache policy "$PKG" 2>/dev/null | sed -n 's/^ *Candidate: //p'
@@ -31,32 +29,11 @@ version() {
 VERSION=$(version)
 [ -n "$VERSION" ] && [ "$VERSION" != "(none)" ] ||
 	die "apt offers no $PKG: run 'make deps' (it adds the arm64 architecture)"
-OUT=$CACHE/debian-qemu/$(echo "$VERSION $(cat "$0")" | sha256sum | cut -c1-16).cpio
-
-# needed_libs ELF: the path of every library ELF loads, transitively
-needed_libs() {
-	local todo=("$1") seen=" " f lib dir path
-	while [ ${#todo[@]} -gt 0 ]; do
-		f=${todo[0]}
-		todo=("${todo[@]:1}")
-		for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-			case $seen in *" $lib "*) continue ;; esac
-			seen+="$lib "
-			path=
-			for dir in "${LIBDIRS[@]}"; do
-				[ -e "$dir/$lib" ] && { path=$dir/$lib; break; }
-			done
-			[ -n "$path" ] || die "$lib (needed by $f) is not installed for arm64: run 'make deps'"
-			is_arm64 "$(readlink -f "$path")" || die "$path is not arm64"
-			echo "$path"
-			todo+=("$(readlink -f "$path")")
-		done
-	done
-}
+OUT=$CACHE/debian-qemu/$(echo "$VERSION $(cat "$0" "$(dirname "$0")/arm64-libs.sh")" | sha256sum | cut -c1-16).cpio
 
 build() {
 	# apt-get download's name for it (the epoch's colon escaped)
-	local dir=$CACHE/debs deb=$CACHE/debs/qemu-system-arm_${VERSION/:/%3a}_arm64.deb lib
+	local dir=$CACHE/debs deb=$CACHE/debs/qemu-system-arm_${VERSION/:/%3a}_arm64.deb
 	[ -f "$OUT" ] && return 0
 	if [ ! -f "$deb" ]; then
 		mkdir -p "$dir"
@@ -71,10 +48,7 @@ build() {
 	is_arm64 "$root/qemu" || die "$deb: no arm64 qemu-system-aarch64"
 	install -D -m 755 "$root/qemu" "$root/cpio/l2q/qemu-system-aarch64"
 	echo "$VERSION" > "$root/cpio/l2q/version"
-	for lib in $(needed_libs "$root/qemu"); do
-		# under the name the loader looks for, with the file's contents
-		install -D -m 755 "$(readlink -f "$lib")" "$root/cpio/lib/aarch64-linux-gnu/$(basename "$lib")"
-	done
+	pack_libs "$root/qemu" "$root/cpio"
 	mkdir -p "$(dirname "$OUT")"
 	(cd "$root/cpio" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$OUT.$$.tmp"
 	mv "$OUT.$$.tmp" "$OUT"

@@ -22,6 +22,8 @@
 # The source, its patches and unpack() (and lib.sh) from our x86 build
 # shellcheck source=../qemu/build.sh
 . "$(dirname "$0")/../qemu/build.sh"
+# shellcheck source=arm64-libs.sh
+. "$(dirname "$0")/arm64-libs.sh"
 
 XDIR=$CACHE/our-qemu-arm64
 # What the cross-build links (harness/deps.sh installs them)
@@ -43,14 +45,10 @@ XCONFIGURE=(
 	--without-default-devices --with-devices-aarch64=l2o
 )
 
-KEY=$({ hash_inputs "$QDIR/SOURCE" "$QDIR/patches" "$0"
-	echo "$FDT_VERSION"; declare -f unpack; } | sha256sum | cut -c1-16)
+KEY=$({ hash_inputs "$QDIR/SOURCE" "$QDIR/patches" "$0" "$(dirname "$0")/arm64-libs.sh"
+	echo "$FDT_VERSION"; declare -f unpack configure_build; } | sha256sum | cut -c1-16)
 TREE=$XDIR/$QEMU_UPSTREAM_VERSION-$KEY
 OUT=$TREE.cpio
-
-is_arm64() {
-	readelf -h "$1" 2>/dev/null | grep -q 'Machine: *AArch64'
-}
 
 # fdt_prefix: libfdt-dev for arm64 unpacked, its folder printed
 fdt_prefix() {
@@ -70,29 +68,8 @@ fdt_prefix() {
 	echo "$dir"
 }
 
-# needed_libs ELF: the arm64 libraries ELF loads, transitively
-needed_libs() {
-	local todo=("$1") seen=" " f lib dir path
-	while [ ${#todo[@]} -gt 0 ]; do
-		f=${todo[0]}
-		todo=("${todo[@]:1}")
-		for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-			case $seen in *" $lib "*) continue ;; esac
-			seen+="$lib "
-			path=
-			for dir in /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu; do
-				[ -e "$dir/$lib" ] && { path=$dir/$lib; break; }
-			done
-			[ -n "$path" ] || die "$lib (needed by $f) is not installed for arm64: run 'make deps'"
-			is_arm64 "$(readlink -f "$path")" || die "$path is not arm64"
-			echo "$path"
-			todo+=("$(readlink -f "$path")")
-		done
-	done
-}
-
 xbuild() {
-	local fdt root lib
+	local fdt root
 	fdt=$(fdt_prefix)
 	rm -rf "$TREE"
 	mkdir -p "$TREE/build"
@@ -103,17 +80,9 @@ xbuild() {
 	# libfdt has none; meson finds it with the compiler.
 	export PATH=/usr/lib/ccache:$PATH CCACHE_BASEDIR=$TREE CCACHE_NOHASHDIR=1
 	export PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
-	(cd "$TREE/build" && ../src/configure --python="$PYTHON" "${XCONFIGURE[@]}" \
+	configure_build "$TREE" "${XCONFIGURE[@]}" \
 		--extra-cflags="-I$fdt/usr/include" \
-		--extra-ldflags="-L$fdt/usr/lib/aarch64-linux-gnu") > "$TREE/configure.log" 2>&1 || {
-		tail -n 30 "$TREE/configure.log" >&2
-		die "configure failed; log: $TREE/configure.log"
-	}
-	msg "building qemu-system-aarch64 for arm64 (-j$JOBS; log: $TREE/build.log)"
-	ninja -C "$TREE/build" -j"$JOBS" qemu-system-aarch64 > "$TREE/build.log" 2>&1 || {
-		grep -E -B2 -A8 'error:|FAILED' "$TREE/build.log" | head -n 60 >&2
-		die "build failed; log: $TREE/build.log"
-	}
+		--extra-ldflags="-L$fdt/usr/lib/aarch64-linux-gnu"
 	is_arm64 "$TREE/build/qemu-system-aarch64" || die "$TREE/build/qemu-system-aarch64 is not arm64"
 
 	msg "packing $OUT"
@@ -122,10 +91,7 @@ xbuild() {
 	install -D -m 755 "$TREE/build/qemu-system-aarch64" "$root/l2o/qemu-system-aarch64"
 	aarch64-linux-gnu-strip "$root/l2o/qemu-system-aarch64"
 	echo "$QEMU_UPSTREAM_VERSION $KEY" > "$root/l2o/version"
-	for lib in $(needed_libs "$root/l2o/qemu-system-aarch64"); do
-		# under the name the loader looks for, with the file's contents
-		install -D -m 755 "$(readlink -f "$lib")" "$root/lib/aarch64-linux-gnu/$(basename "$lib")"
-	done
+	pack_libs "$root/l2o/qemu-system-aarch64" "$root"
 	(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$OUT.$$.tmp"
 	mv "$OUT.$$.tmp" "$OUT"
 	# The cpio is the output: the 400 MB tree goes, its logs stay
