@@ -164,7 +164,7 @@ enum arm_spe_pmu_outcome {
 	ARM_SPE_OUTCOME_NONE,		/* PMBSR.S clear: profiling goes on */
 	ARM_SPE_OUTCOME_FULL,		/* continue in a fresh window */
 	ARM_SPE_OUTCOME_LOST,		/* full, a record cut (DL): stop */
-	ARM_SPE_OUTCOME_REMAP,		/* stage-2 fault: map, then go on */
+	ARM_SPE_OUTCOME_REMAP,		/* stage-2 fault: mend, map, go on */
 	ARM_SPE_OUTCOME_FATAL,		/* fault or abort: stop the event */
 };
 
@@ -735,28 +735,33 @@ static enum arm_spe_pmu_outcome arm_spe_pmu_pmbsr_decode(u64 pmbsr, u64 *aux_fla
 	/* A collision only loses a sample; it does not stop profiling */
 	if (pmbsr & PMBSR_EL1_COLL)
 		*aux_flags |= PERF_AUX_FLAG_COLLISION;
+	if (!(pmbsr & PMBSR_EL1_S))
+		return ARM_SPE_OUTCOME_NONE;
 	/*
-	 * Part of a record was lost: PMBPTR_EL1 need not follow the last
-	 * whole record, so the data may end in a torn one and nothing
-	 * written after it would decode. It is the end of the trace.
+	 * A stage-2 translation, access flag or permission fault: a
+	 * hypervisor has not mapped, or has write-protected, memory of ours
+	 * that it would map for a CPU access. One that cut a record (DL)
+	 * left its first bytes, which arm_spe_pmu_buf_mend() pads over.
+	 */
+	if (!(pmbsr & PMBSR_EL1_EA) && ec == PMBSR_EL1_EC_FAULT_S2 &&
+	    (esr_fsc_is_translation_fault(pmbsr) || esr_fsc_is_access_flag_fault(pmbsr) ||
+	     esr_fsc_is_permission_fault(pmbsr))) {
+		if (pmbsr & PMBSR_EL1_DL)
+			*aux_flags |= PERF_AUX_FLAG_PARTIAL;
+		return ARM_SPE_OUTCOME_REMAP;
+	}
+	/*
+	 * Part of a record was lost where the driver cannot mend it: at the
+	 * buffer's end, PMBPTR_EL1 need not follow the last whole record, so
+	 * the data may end in a torn one and nothing written after it would
+	 * decode. It is the end of the trace.
 	 */
 	if (pmbsr & PMBSR_EL1_DL)
 		*aux_flags |= PERF_AUX_FLAG_PARTIAL | PERF_AUX_FLAG_TRUNCATED;
-	if (!(pmbsr & PMBSR_EL1_S))
-		return ARM_SPE_OUTCOME_NONE;
 	if (!(pmbsr & PMBSR_EL1_EA) && ec == PMBSR_EL1_EC_BUF &&
 	    FIELD_GET(PMBSR_EL1_BUF_BSC_MASK, pmbsr) == PMBSR_EL1_BUF_BSC_FULL)
 		return (pmbsr & PMBSR_EL1_DL) ? ARM_SPE_OUTCOME_LOST :
 						ARM_SPE_OUTCOME_FULL;
-	/*
-	 * A stage-2 translation, access flag or permission fault that cut
-	 * no record: a hypervisor has not mapped, or has write-protected,
-	 * memory of ours that it would map for a CPU access.
-	 */
-	if (!(pmbsr & (PMBSR_EL1_EA | PMBSR_EL1_DL)) && ec == PMBSR_EL1_EC_FAULT_S2 &&
-	    (esr_fsc_is_translation_fault(pmbsr) || esr_fsc_is_access_flag_fault(pmbsr) ||
-	     esr_fsc_is_permission_fault(pmbsr)))
-		return ARM_SPE_OUTCOME_REMAP;
 	/*
 	 * Faults on our own kernel mapping, external aborts and anything
 	 * IMPLEMENTATION DEFINED: the buffer cannot be trusted further.
@@ -879,6 +884,79 @@ static bool arm_spe_pmu_buf_open(struct arm_spe_pmu *spe,
 	return true;
 }
 
+/* Packet headers (the Arm ARM's SPE packet format) the mending parses */
+#define ARM_SPE_PKT_PAD			0x00
+#define ARM_SPE_PKT_END			0x01
+#define ARM_SPE_PKT_TIMESTAMP		0x71
+#define ARM_SPE_PKT_EXT_MASK		GENMASK(7, 2)
+#define ARM_SPE_PKT_EXT			0x20
+#define ARM_SPE_PKT_SIZE		GENMASK(5, 4)
+
+/* The length of the packet at @p, which may run past the data */
+static unsigned int arm_spe_pmu_pkt_len(const u8 *p, const u8 *end)
+{
+	unsigned int hdr = 1;
+
+	if (*p == ARM_SPE_PKT_PAD || *p == ARM_SPE_PKT_END)
+		return 1;
+	/* An extended header's second byte gives the payload's size */
+	if ((*p & ARM_SPE_PKT_EXT_MASK) == ARM_SPE_PKT_EXT) {
+		if (p + 1 >= end)
+			return 2;
+		hdr = 2;
+	}
+	return hdr + (1U << FIELD_GET(ARM_SPE_PKT_SIZE, p[hdr - 1]));
+}
+
+/**
+ * arm_spe_pmu_whole_records() - where the whole records of a window end
+ * @start: the window's first byte, where a record or padding begins
+ * @ptr: the first byte the unit did not write (PMBPTR_EL1)
+ *
+ * A record is packets up to an END or a TIMESTAMP packet, each packet's
+ * length in its header.
+ *
+ * Return: the byte after the last whole record before @ptr, or @start.
+ */
+static const u8 *arm_spe_pmu_whole_records(const u8 *start, const u8 *ptr)
+{
+	const u8 *p = start, *whole = start;
+	unsigned int len;
+
+	while (p < ptr) {
+		len = arm_spe_pmu_pkt_len(p, ptr);
+		if (len > ptr - p)
+			break;
+		if (*p == ARM_SPE_PKT_END || *p == ARM_SPE_PKT_TIMESTAMP)
+			whole = p + len;
+		p += len;
+	}
+	return whole;
+}
+
+/*
+ * Mend a stage-2 fault that cut a record (PMBSR_EL1.DL in @pmbsr): the
+ * record crossed into a page the hypervisor unmapped while the unit wrote
+ * the page before (protected KVM takes a page of a block and unmaps the
+ * rest of it, at any time). Its first bytes are in the buffer, and
+ * PMBPTR_EL1 is the byte that faulted: pad the torn record over, from the
+ * end of the last whole one, so that the trace goes on decoding after it,
+ * as after a fault that cut nothing. The sample is lost, as at any fault.
+ */
+static void arm_spe_pmu_buf_mend(struct perf_output_handle *handle, u64 pmbsr)
+{
+	struct arm_spe_pmu_buf *buf = perf_get_aux(handle);
+	u8 *start = buf->base + handle->head % buf->size;
+	u8 *ptr = (u8 *)read_sysreg_s(SYS_PMBPTR_EL1);
+	u8 *whole;
+
+	/* Nothing cut; or PMBPTR_EL1 outside the window, which stops */
+	if (!(pmbsr & PMBSR_EL1_DL) || ptr <= start || ptr > (u8 *)buf->base + buf->size)
+		return;
+	whole = (u8 *)arm_spe_pmu_whole_records(start, ptr);
+	memset(whole, ARM_SPE_PKT_PAD, ptr - whole);
+}
+
 /*
  * Have the hypervisor map the pages of a stage-2 fault (protected KVM, for
  * one, unmaps the rest of a block of the host's memory when it takes a
@@ -888,7 +966,7 @@ static bool arm_spe_pmu_buf_open(struct arm_spe_pmu *spe,
  * lost. The pages after it are written too, up to the window's limit or
  * ARM_SPE_PMU_REMAP_PAGES in all: with only the first, a record crossing
  * into the next page of the same block would fault there half written
- * (PMBSR_EL1.DL), which stops the event. The same fault again before a
+ * (PMBSR_EL1.DL), losing a sample more. The same fault again before a
  * byte was written there means the hypervisor will not map the page: the
  * event stops.
  */
@@ -960,8 +1038,10 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 	}
 
 	outcome = arm_spe_pmu_pmbsr_decode(pmbsr, &aux_flags);
-	if (outcome == ARM_SPE_OUTCOME_REMAP)
+	if (outcome == ARM_SPE_OUTCOME_REMAP) {
+		arm_spe_pmu_buf_mend(handle, pmbsr);
 		outcome = arm_spe_pmu_buf_remap(handle, &aux_flags);
+	}
 	arm_spe_pmu_buf_close(handle, aux_flags);
 	if ((outcome == ARM_SPE_OUTCOME_FULL || outcome == ARM_SPE_OUTCOME_REMAP) &&
 	    arm_spe_pmu_buf_open(to_arm_spe_pmu(event->pmu), handle, event,
@@ -1023,7 +1103,8 @@ static void arm_spe_pmu_event_halt(struct perf_event *event, int flags)
 	 * than by the interrupt: the buffer is being handed over anyway.
 	 */
 	if (handle->event == event) {
-		arm_spe_pmu_pmbsr_decode(pmbsr, &aux_flags);
+		if (arm_spe_pmu_pmbsr_decode(pmbsr, &aux_flags) == ARM_SPE_OUTCOME_REMAP)
+			arm_spe_pmu_buf_mend(handle, pmbsr);
 		arm_spe_pmu_buf_close(handle, aux_flags);
 	}
 	if (pmbsr)

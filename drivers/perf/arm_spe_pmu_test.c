@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * KUnit tests for the SPE driver's translation logic: attribute checks and
- * their errno, attributes to register values, AUX buffer windows and
- * PMBSR decoding.
+ * their errno, attributes to register values, AUX buffer windows,
+ * PMBSR decoding and the mending of a cut record.
  *
  * Built as part of arm_spe_pmu.c (see the end of that file) so that the
  * static functions are tested as they are. Nothing here touches the
@@ -473,9 +473,10 @@ static const struct arm_spe_pmbsr_case {
 	{ "stage2_permission", PMBSR_EL1_S | (0x25ULL << 26) | 0xf, ARM_SPE_OUTCOME_REMAP, 0 },
 	{ "stage2_collision", PMBSR_EL1_S | PMBSR_EL1_COLL | (0x25ULL << 26) | 0x7,
 	  ARM_SPE_OUTCOME_REMAP, PERF_AUX_FLAG_COLLISION },
-	/* A cut record, a walk's external abort, an address size fault */
+	/* A walk's external abort, an address size fault */
+	/* A record cut by a stage-2 fault: padded over, then on */
 	{ "stage2_fault_dl", PMBSR_EL1_S | PMBSR_EL1_DL | (0x25ULL << 26) | 0x7,
-	  ARM_SPE_OUTCOME_FATAL, PERF_AUX_FLAG_TRUNCATED | PERF_AUX_FLAG_PARTIAL },
+	  ARM_SPE_OUTCOME_REMAP, PERF_AUX_FLAG_PARTIAL },
 	{ "stage2_walk_abort", PMBSR_EL1_S | (0x25ULL << 26) | 0x17, ARM_SPE_OUTCOME_FATAL,
 	  PERF_AUX_FLAG_TRUNCATED },
 	{ "stage2_address_size", PMBSR_EL1_S | (0x25ULL << 26) | 0x3, ARM_SPE_OUTCOME_FATAL,
@@ -501,6 +502,33 @@ static void arm_spe_test_pmbsr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, flags, c->flags);
 }
 
+/*
+ * Records of packets as the unit writes them: an address packet and END;
+ * an extended-header address packet and a TIMESTAMP; two padding bytes;
+ * then a record cut in its second packet.
+ */
+static const u8 arm_spe_test_records[] = {
+	0xb0, 1, 2, 3, 4, 5, 6, 7, 8, 0x01,		/* 0: ends at 10 */
+	0x20, 0xb0, 1, 2, 3, 4, 5, 6, 7, 8,		/* 10 */
+	0x71, 1, 2, 3, 4, 5, 6, 7, 8,			/* 20: ends at 29 */
+	0x00, 0x00,					/* 29 */
+	0x52, 1, 2, 0xb0, 1, 2, 3,			/* 31: torn at 38 */
+};
+
+static void arm_spe_test_whole_records(struct kunit *test)
+{
+	const u8 *r = arm_spe_test_records;
+
+	KUNIT_EXPECT_PTR_EQ(test, arm_spe_pmu_whole_records(r, r + sizeof(arm_spe_test_records)),
+			    r + 29);
+	KUNIT_EXPECT_PTR_EQ(test, arm_spe_pmu_whole_records(r, r + 29), r + 29);
+	/* Cut in a payload, in an extended header, before any END */
+	KUNIT_EXPECT_PTR_EQ(test, arm_spe_pmu_whole_records(r, r + 25), r + 10);
+	KUNIT_EXPECT_PTR_EQ(test, arm_spe_pmu_whole_records(r, r + 11), r + 10);
+	KUNIT_EXPECT_PTR_EQ(test, arm_spe_pmu_whole_records(r, r + 9), r);
+	KUNIT_EXPECT_PTR_EQ(test, arm_spe_pmu_whole_records(r + 10, r + 33), r + 29);
+}
+
 static struct kunit_case arm_spe_pmu_test_cases[] = {
 	KUNIT_CASE(arm_spe_test_caps_decode),
 	KUNIT_CASE(arm_spe_test_caps_read_back),
@@ -515,6 +543,7 @@ static struct kunit_case arm_spe_pmu_test_cases[] = {
 	KUNIT_CASE(arm_spe_test_caps_visibility),
 	KUNIT_CASE_PARAM(arm_spe_test_window, arm_spe_window_gen_params),
 	KUNIT_CASE_PARAM(arm_spe_test_pmbsr, arm_spe_pmbsr_gen_params),
+	KUNIT_CASE(arm_spe_test_whole_records),
 	{}
 };
 
