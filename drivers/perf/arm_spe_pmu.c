@@ -26,6 +26,7 @@
 #include <linux/perf_event.h>
 #include <linux/platform_device.h>
 #include <linux/printk.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -37,6 +38,7 @@
 #include <asm/esr.h>
 #include <asm/mmu.h>
 #include <asm/sysreg.h>
+#include <asm/virt.h>
 
 #define ARM_SPE_PMU_NAME		"arm_spe"
 #define DRVNAME				"arm_spe_pmu"
@@ -114,6 +116,7 @@
  * @count_size: the width of latency counters, in bits
  * @pmsver: ID_AA64DFR0_EL1.PMSVer
  * @evfr_res0: PMSEVFR_EL1/PMSNEVFR_EL1 bits this unit cannot filter on
+ * @window_max: the longest window in bytes, 0 for no bound
  */
 struct arm_spe_pmu_caps {
 	u32 features;
@@ -123,6 +126,7 @@ struct arm_spe_pmu_caps {
 	u32 count_size;
 	u32 pmsver;
 	u64 evfr_res0;
+	unsigned long window_max;
 };
 
 /**
@@ -636,6 +640,14 @@ static void arm_spe_pmu_attr_to_regs(const struct perf_event_attr *attr,
  */
 #define ARM_SPE_PMU_REMAP_PAGES		ARM_SPE_PMU_SNAPSHOT_CHUNK_PAGES
 
+/*
+ * The most arm_spe_pmu_buf_mend() walks, with interrupts off, to find a
+ * record a stage-2 fault cut: where a stage 2 may translate the buffer,
+ * normal windows are no longer (snapshot chunks and windows opened at a
+ * fault are shorter).
+ */
+#define ARM_SPE_PMU_WALK_MAX		SZ_256K
+
 static bool arm_spe_pmu_window_snapshot(unsigned long size, unsigned long head,
 					u32 align, u32 max_record,
 					struct arm_spe_pmu_window *w)
@@ -660,15 +672,17 @@ static bool arm_spe_pmu_window_snapshot(unsigned long size, unsigned long head,
 /*
  * Normal mode: write only into the free space perf handed out, stop at
  * the wakeup mark (rounded up to the page LIMIT is counted in) so that
- * the reader is woken in time, never across the end of the buffer. Too
+ * the reader is woken in time, never across the end of the buffer nor
+ * further than caps->window_max from the page it starts in. Too
  * little room left before that page boundary is padded over and the next
  * page tried: positions here count from @off without wrapping.
  */
 static bool arm_spe_pmu_window_normal(unsigned long size, unsigned long head,
 				      unsigned long space, unsigned long wakeup,
-				      u32 align, u32 max_record,
+				      const struct arm_spe_pmu_caps *caps,
 				      struct arm_spe_pmu_window *w)
 {
+	u32 align = caps->align, max_record = caps->max_record;
 	unsigned long off = head % size;
 	unsigned long s = ALIGN(off, align);
 	unsigned long wake = wakeup - head;
@@ -681,6 +695,8 @@ static bool arm_spe_pmu_window_normal(unsigned long size, unsigned long head,
 
 		if (wake && wake <= space && PAGE_ALIGN(off + wake) > s)
 			end = min(end, PAGE_ALIGN(off + wake));
+		if (caps->window_max)
+			end = min(end, round_down(s, PAGE_SIZE) + caps->window_max);
 		limit = round_down(end, PAGE_SIZE);
 		if (limit >= s + max_record) {
 			w->pad = s - off;
@@ -717,8 +733,7 @@ static bool arm_spe_pmu_window(unsigned long size, unsigned long head,
 	if (snapshot)
 		return arm_spe_pmu_window_snapshot(size, head, caps->align,
 						   caps->max_record, w);
-	return arm_spe_pmu_window_normal(size, head, space, wakeup, caps->align,
-					 caps->max_record, w);
+	return arm_spe_pmu_window_normal(size, head, space, wakeup, caps, w);
 }
 
 /**
@@ -934,27 +949,50 @@ static const u8 *arm_spe_pmu_whole_records(const u8 *start, const u8 *ptr)
 	return whole;
 }
 
+/**
+ * arm_spe_pmu_mend() - pad over the record a stage-2 fault cut
+ * @start: the window's first byte, where a record or padding begins
+ * @ptr: the byte that faulted (PMBPTR_EL1), after @start
+ * @aux_flags: PERF_AUX_FLAG_TRUNCATED is ORed in when it cannot mend
+ *
+ * Pad from the end of the last whole record to @ptr, so that the trace
+ * decodes on after the torn one. The walk is bounded: a window longer
+ * than ARM_SPE_PMU_WALK_MAX (a kernel at EL2) is not walked.
+ *
+ * Return: ARM_SPE_OUTCOME_REMAP when mended, else ARM_SPE_OUTCOME_FATAL.
+ */
+static enum arm_spe_pmu_outcome arm_spe_pmu_mend(u8 *start, u8 *ptr, u64 *aux_flags)
+{
+	u8 *whole;
+
+	if (ptr - start > ARM_SPE_PMU_WALK_MAX) {
+		*aux_flags |= PERF_AUX_FLAG_TRUNCATED;
+		return ARM_SPE_OUTCOME_FATAL;
+	}
+	whole = (u8 *)arm_spe_pmu_whole_records(start, ptr);
+	memset(whole, ARM_SPE_PKT_PAD, ptr - whole);
+	return ARM_SPE_OUTCOME_REMAP;
+}
+
 /*
  * Mend a stage-2 fault that cut a record (PMBSR_EL1.DL in @pmbsr): the
  * record crossed into a page the hypervisor unmapped while the unit wrote
  * the page before (protected KVM takes a page of a block and unmaps the
  * rest of it, at any time). Its first bytes are in the buffer, and
- * PMBPTR_EL1 is the byte that faulted: pad the torn record over, from the
- * end of the last whole one, so that the trace goes on decoding after it,
- * as after a fault that cut nothing. The sample is lost, as at any fault.
+ * PMBPTR_EL1 is the byte that faulted. The sample is lost, as at any
+ * fault.
  */
-static void arm_spe_pmu_buf_mend(struct perf_output_handle *handle, u64 pmbsr)
+static enum arm_spe_pmu_outcome arm_spe_pmu_buf_mend(struct perf_output_handle *handle,
+						     u64 pmbsr, u64 *aux_flags)
 {
 	struct arm_spe_pmu_buf *buf = perf_get_aux(handle);
 	u8 *start = buf->base + handle->head % buf->size;
 	u8 *ptr = (u8 *)read_sysreg_s(SYS_PMBPTR_EL1);
-	u8 *whole;
 
 	/* Nothing cut; or PMBPTR_EL1 outside the window, which stops */
 	if (!(pmbsr & PMBSR_EL1_DL) || ptr <= start || ptr > (u8 *)buf->base + buf->size)
-		return;
-	whole = (u8 *)arm_spe_pmu_whole_records(start, ptr);
-	memset(whole, ARM_SPE_PKT_PAD, ptr - whole);
+		return ARM_SPE_OUTCOME_REMAP;
+	return arm_spe_pmu_mend(start, ptr, aux_flags);
 }
 
 /*
@@ -1038,10 +1076,10 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 	}
 
 	outcome = arm_spe_pmu_pmbsr_decode(pmbsr, &aux_flags);
-	if (outcome == ARM_SPE_OUTCOME_REMAP) {
-		arm_spe_pmu_buf_mend(handle, pmbsr);
+	if (outcome == ARM_SPE_OUTCOME_REMAP)
+		outcome = arm_spe_pmu_buf_mend(handle, pmbsr, &aux_flags);
+	if (outcome == ARM_SPE_OUTCOME_REMAP)
 		outcome = arm_spe_pmu_buf_remap(handle, &aux_flags);
-	}
 	arm_spe_pmu_buf_close(handle, aux_flags);
 	if ((outcome == ARM_SPE_OUTCOME_FULL || outcome == ARM_SPE_OUTCOME_REMAP) &&
 	    arm_spe_pmu_buf_open(to_arm_spe_pmu(event->pmu), handle, event,
@@ -1104,7 +1142,7 @@ static void arm_spe_pmu_event_halt(struct perf_event *event, int flags)
 	 */
 	if (handle->event == event) {
 		if (arm_spe_pmu_pmbsr_decode(pmbsr, &aux_flags) == ARM_SPE_OUTCOME_REMAP)
-			arm_spe_pmu_buf_mend(handle, pmbsr);
+			arm_spe_pmu_buf_mend(handle, pmbsr, &aux_flags);
 		arm_spe_pmu_buf_close(handle, aux_flags);
 	}
 	if (pmbsr)
@@ -1289,6 +1327,13 @@ static void arm_spe_pmu_probe_cpu(void *info)
 	}
 	arm_spe_pmu_caps_from_regs(pmsver, read_sysreg_s(SYS_PMSIDR_EL1), pmbidr, &spe->caps);
 	arm_spe_pmu_caps_limit_events(&spe->caps, arm_spe_pmu_read_evfr_impl(&spe->caps));
+	/*
+	 * Only a stage 2 cuts records: a hypervisor's under a kernel at EL1.
+	 * A kernel at EL2 is behind one only as a nested guest, where a cut
+	 * record in a window longer than the walk's bound stops the event.
+	 */
+	if (!is_kernel_in_hyp_mode())
+		spe->caps.window_max = ARM_SPE_PMU_WALK_MAX;
 	if (spe->caps.max_record > PAGE_SIZE) {
 		dev_err(dev, "records of %u bytes exceed a page\n", spe->caps.max_record);
 		return;

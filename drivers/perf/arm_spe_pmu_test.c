@@ -388,6 +388,7 @@ static const struct arm_spe_window_case {
 	u32 align;
 	bool ok;
 	unsigned long pad, zero, start, limit;
+	unsigned long window_max;
 } arm_spe_window_cases[] = {
 	/* Normal mode: size, head, free space, wakeup */
 	{ "empty", 4 * TP, 0, 4 * TP, 2 * TP, false, 1, true, 0, 0, 0, 2 * TP },
@@ -405,6 +406,15 @@ static const struct arm_spe_window_case {
 	  true, 0, 0, TP - 64, TP },
 	{ "one_page_buffer", TP, 5 * TP + 8, TP, 0, false, 1, true, 0, 0, 8, TP },
 	{ "aligned_head", 4 * TP, 65, 2 * TP, 0, false, 64, true, 63, 0, 128, 2 * TP },
+	/* At EL1: no longer than the walk a cut record may need */
+	{ "walk_bound", 1024 * TP, 0, 1024 * TP, 0, false, 1,
+	  true, 0, 0, 0, SZ_256K, SZ_256K },
+	{ "walk_bound_mid_page", 1024 * TP, 100, 1024 * TP, 0, false, 1,
+	  true, 0, 0, 100, SZ_256K, SZ_256K },
+	{ "walk_bound_wakeup_first", 1024 * TP, 0, 1024 * TP, TP, false, 1,
+	  true, 0, 0, 0, TP, SZ_256K },
+	{ "walk_bound_snapshot_chunks", 1024 * TP, 0, 0, 0, true, 1,
+	  true, 0, 16 * TP, 0, 16 * TP, SZ_256K },
 	/* Snapshot mode: halves of a small buffer */
 	{ "snap_first_half", 4 * TP, 0, 0, 0, true, 1, true, 0, 2 * TP, 0, 2 * TP },
 	{ "snap_resume", 4 * TP, 100, 0, 0, true, 1, true, 0, 0, 100, 2 * TP },
@@ -427,7 +437,9 @@ KUNIT_ARRAY_PARAM_DESC(arm_spe_window, arm_spe_window_cases, name);
 static void arm_spe_test_window(struct kunit *test)
 {
 	const struct arm_spe_window_case *c = test->param_value;
-	struct arm_spe_pmu_caps caps = { .max_record = 64, .align = c->align };
+	struct arm_spe_pmu_caps caps = {
+		.max_record = 64, .align = c->align, .window_max = c->window_max,
+	};
 	struct arm_spe_pmu_window w = { };
 	bool ok;
 
@@ -447,6 +459,8 @@ static void arm_spe_test_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (c->head + w.pad) % c->size, w.start);
 	if (!c->snapshot)
 		KUNIT_EXPECT_LE(test, w.pad + (w.limit - w.start), c->space);
+	if (c->window_max)
+		KUNIT_EXPECT_LE(test, w.limit - w.start, c->window_max);
 }
 
 static const struct arm_spe_pmbsr_case {
@@ -529,6 +543,34 @@ static void arm_spe_test_whole_records(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, arm_spe_pmu_whole_records(r + 10, r + 33), r + 29);
 }
 
+/* The torn record is padded over; a window past the walk's bound stops */
+static void arm_spe_test_mend(struct kunit *test)
+{
+	size_t len = ARM_SPE_PMU_WALK_MAX + 1;
+	u8 *b = kunit_kzalloc(test, len, GFP_KERNEL);
+	u64 flags = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	memcpy(b, arm_spe_test_records, sizeof(arm_spe_test_records));
+	KUNIT_EXPECT_EQ(test, arm_spe_pmu_mend(b, b + sizeof(arm_spe_test_records), &flags),
+			ARM_SPE_OUTCOME_REMAP);
+	KUNIT_EXPECT_EQ(test, flags, 0);
+	KUNIT_EXPECT_EQ(test, memcmp(b, arm_spe_test_records, 29), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(b + 29, ARM_SPE_PKT_PAD, len - 29));
+
+	/* A record torn at the bound's last byte, then one byte past it */
+	b[len - 2] = 0xb0;
+	b[len - 1] = 0xb0;
+	KUNIT_EXPECT_EQ(test, arm_spe_pmu_mend(b, b + len, &flags), ARM_SPE_OUTCOME_FATAL);
+	KUNIT_EXPECT_EQ(test, flags, PERF_AUX_FLAG_TRUNCATED);
+	KUNIT_EXPECT_EQ(test, b[len - 2], 0xb0);
+	flags = 0;
+	KUNIT_EXPECT_EQ(test, arm_spe_pmu_mend(b, b + len - 1, &flags), ARM_SPE_OUTCOME_REMAP);
+	KUNIT_EXPECT_EQ(test, flags, 0);
+	KUNIT_EXPECT_EQ(test, b[len - 2], ARM_SPE_PKT_PAD);
+	KUNIT_EXPECT_EQ(test, memcmp(b, arm_spe_test_records, 29), 0);
+}
+
 static struct kunit_case arm_spe_pmu_test_cases[] = {
 	KUNIT_CASE(arm_spe_test_caps_decode),
 	KUNIT_CASE(arm_spe_test_caps_read_back),
@@ -544,6 +586,7 @@ static struct kunit_case arm_spe_pmu_test_cases[] = {
 	KUNIT_CASE_PARAM(arm_spe_test_window, arm_spe_window_gen_params),
 	KUNIT_CASE_PARAM(arm_spe_test_pmbsr, arm_spe_pmbsr_gen_params),
 	KUNIT_CASE(arm_spe_test_whole_records),
+	KUNIT_CASE(arm_spe_test_mend),
 	{}
 };
 

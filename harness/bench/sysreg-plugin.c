@@ -55,7 +55,11 @@
  * Statistical Profiling buffer between owners, for harness/boot-suite.sh's
  * SPE_OWNER=1. The buffer writes through its owner's translation regime
  * (MDCR_EL2.E2PB: 0b00 EL2, else EL1), so a hypervisor must enable a
- * buffer only under the regime that owns it. Two rules, for any vCPU:
+ * buffer only under the regime that owns it, and disable it before that
+ * regime takes another context's tables: an enabled buffer, not stopped
+ * and not in discard mode, may translate speculatively for its owning
+ * regime even out of context (Arm ARM known issue D23136). Three rules,
+ * for any vCPU:
  *
  *	owner	MDCR_EL2 never changes the owner while the buffer is enabled
  *		(PMBLIMITR_EL1.E) and EL1 sampling is on (PMSCR_EL1.E0SPE or
@@ -64,6 +68,9 @@
  *		clear, TTBR0/1_EL12) after the buffer was enabled at EL2 and
  *		before the next ERET: a nVHE host's buffer enabled before its
  *		own TTBRs are back
+ *	regime	no EL1 TTBR is loaded at EL2 while an EL1-owned buffer is
+ *		enabled and not in discard mode (PMBLIMITR_EL1.FM 0b10): a
+ *		nVHE host's buffer left enabled while a guest's tables load
  *
  * with the registers as last written by MSR at any EL (PMSCR_EL1 at EL1,
  * at EL2 with E2H clear, or as PMSCR_EL12). At exit the output file gets
@@ -134,6 +141,7 @@ struct owner {
 	struct qemu_plugin_register *x[31], *cpsr, *hcr;
 	unsigned int e2pb;	/* MDCR_EL2.E2PB */
 	bool enabled;		/* PMBLIMITR_EL1.E */
+	bool discard;		/* PMBLIMITR_EL1.FM is discard mode */
 	bool el1_sampling;	/* PMSCR_EL1.E0SPE | E1SPE */
 	bool enabled_at_el2;	/* an EL2 MSR set E since the last ERET */
 };
@@ -423,15 +431,18 @@ static void on_owner_insn(unsigned int vcpu, void *udata)
 		o->e2pb = e2pb;
 	} else if (reg == R_PMBLIMITR_EL1) {
 		o->enabled = val & 1;
+		o->discard = ((val >> 1) & 3) == 2;
 		if (o->enabled && el == 2) {
 			owner_enables++;
 			o->enabled_at_el2 = true;
 		}
 	} else if (reg == R_PMSCR_EL12 || (reg == R_PMSCR_EL1 && !e2h)) {
 		o->el1_sampling = val & 3;
-	} else if (el == 2 && o->enabled_at_el2 &&
-		   (reg == R_TTBR0_EL12 || reg == R_TTBR1_EL12 || !e2h)) {
-		owner_violation("ttbr", site->vaddr);
+	} else if (el == 2 && (reg == R_TTBR0_EL12 || reg == R_TTBR1_EL12 || !e2h)) {
+		if (o->enabled_at_el2)
+			owner_violation("ttbr", site->vaddr);
+		else if (o->enabled && !o->discard && o->e2pb)
+			owner_violation("regime", site->vaddr);
 	}
 	g_mutex_unlock(&owner_lock);
 }
