@@ -18,7 +18,9 @@ QEMU_ARM64_LIBS=(
 	libslirp0 libudev1 liburing2 libvdeplug2 libzstd1 zlib1g
 )
 
-# Host tools, the base kernel source, and arm64 libraries for the static perf
+# Host tools, the base kernel source (BASE's version exactly: a newer one
+# would move the base under the series; when the archive no longer has it,
+# installing fails and the series must be rebased), and arm64 libraries for the static perf
 # and the guest's GNU grep (harness/initramfs.sh), Debian's QEMU's above;
 # edk2 for the virt board (ACPI boots), the 32-bit Arm cross compiler.
 PACKAGES=(
@@ -26,7 +28,7 @@ PACKAGES=(
 	bc flex bison libssl-dev libelf-dev sparse ccache cpio xz-utils rsync
 	perl python3 python3-ply python3-git git kmod pkg-config
 	qemu-system-arm
-	linux-source-6.12
+	"$BASE_DEB_PACKAGE=$BASE_DEB_VERSION"
 	busybox-static:arm64 bash-static:arm64 libpcre2-8-0:arm64
 	libc6-dev:arm64 libelf-dev:arm64 libtraceevent-dev:arm64 zlib1g-dev:arm64
 	ninja-build python3-venv patch libglib2.0-dev libfdt-dev libpixman-1-dev
@@ -42,10 +44,13 @@ BACKPORTS=(meson python3-pycotap)
 BACKPORTS_LIST=/etc/apt/sources.list.d/bookworm-backports.list
 
 missing() {
-	local p
+	local p want
 	for p in "${PACKAGES[@]}" "${BACKPORTS[@]}"; do
-		dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-			echo "$p"
+		# NAME=VERSION must be installed at that version
+		want='^install ok installed'
+		[ "${p#*=}" = "$p" ] || want="$want ${p#*=}\$"
+		dpkg-query -W -f '${Status} ${Version}\n' "${p%%=*}" 2>/dev/null |
+			grep -q "$want" || echo "$p"
 	done
 }
 
@@ -69,6 +74,7 @@ for try in 1 2 3 4; do
 	sleep $((try * 30))
 done
 echo "[deps] installing: ${PACKAGES[*]}" >&2
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${PACKAGES[@]}" >&2
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	--allow-downgrades "${PACKAGES[@]}" >&2
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 	-t bookworm-backports "${BACKPORTS[@]}" >&2

@@ -936,7 +936,7 @@ struct test_cpu_map {
 
 #define NO	(-ENOENT)
 
-/* Recorded by harness/base-event-maps.sh from linux-source-6.12 6.12.117-1~deb12u1 */
+/* Recorded by harness/base-event-maps.sh from linux-source-6.12 6.12.118-1~deb12u1 */
 static const struct test_want test_want_pmuv3_all = {
 	.hw = { 0x11, 0x08, 0x04, 0x03, 0x21, 0x10, 0x1d, 0x23, 0x24, NO },
 	.cache = {
