@@ -108,7 +108,7 @@
 #define ARM_SPE_PERIOD_GRANULE		256
 
 /**
- * struct arm_spe_pmu_caps - what one SPE implementation offers
+ * struct arm_spe_pmu_caps - what one SPE unit offers, and a bound of ours
  * @features: ARM_SPE_FEAT_* bits from PMSIDR_EL1 and PMSVer
  * @min_interval: the smallest sampling interval PMSIDR_EL1 recommends
  * @max_record: the largest record, in bytes (PMSIDR_EL1.MaxSize)
@@ -116,7 +116,8 @@
  * @count_size: the width of latency counters, in bits
  * @pmsver: ID_AA64DFR0_EL1.PMSVer
  * @evfr_res0: PMSEVFR_EL1/PMSNEVFR_EL1 bits this unit cannot filter on
- * @window_max: the longest window in bytes, 0 for no bound
+ * @window_max: the longest normal window in bytes, 0 for none; set by
+ *	where this kernel runs, not by the unit (it bounds the mend's walk)
  */
 struct arm_spe_pmu_caps {
 	u32 features;
