@@ -979,16 +979,15 @@ static enum arm_spe_pmu_outcome arm_spe_pmu_mend(u8 *start, u8 *ptr, u64 *aux_fl
  * Mend a stage-2 fault that cut a record (PMBSR_EL1.DL in @pmbsr): the
  * record crossed into a page the hypervisor unmapped while the unit wrote
  * the page before (protected KVM takes a page of a block and unmaps the
- * rest of it, at any time). Its first bytes are in the buffer, and
- * PMBPTR_EL1 is the byte that faulted. The sample is lost, as at any
+ * rest of it, at any time). Its first bytes are in the buffer, and @ptr
+ * (PMBPTR_EL1) is the byte that faulted. The sample is lost, as at any
  * fault.
  */
 static enum arm_spe_pmu_outcome arm_spe_pmu_buf_mend(struct perf_output_handle *handle,
-						     u64 pmbsr, u64 *aux_flags)
+						     u64 pmbsr, u8 *ptr, u64 *aux_flags)
 {
 	struct arm_spe_pmu_buf *buf = perf_get_aux(handle);
 	u8 *start = buf->base + handle->head % buf->size;
-	u8 *ptr = (u8 *)read_sysreg_s(SYS_PMBPTR_EL1);
 
 	/* Nothing cut; or PMBPTR_EL1 outside the window, which stops */
 	if (!(pmbsr & PMBSR_EL1_DL) || ptr <= start || ptr > (u8 *)buf->base + buf->size)
@@ -1000,8 +999,8 @@ static enum arm_spe_pmu_outcome arm_spe_pmu_buf_mend(struct perf_output_handle *
  * Have the hypervisor map the pages of a stage-2 fault (protected KVM, for
  * one, unmaps the rest of a block of the host's memory when it takes a
  * page of it): a CPU write through our own mapping faults a page in, as
- * for any other access of ours, and the unit goes on at PMBPTR_EL1, the
- * byte that faulted, in the next window; the sample being written is
+ * for any other access of ours, and the unit goes on at @ptr (PMBPTR_EL1),
+ * the byte that faulted, in the next window; the sample being written is
  * lost. The pages after it are written too, up to the window's limit or
  * ARM_SPE_PMU_REMAP_PAGES in all: with only the first, a record crossing
  * into the next page of the same block would fault there half written
@@ -1010,13 +1009,12 @@ static enum arm_spe_pmu_outcome arm_spe_pmu_buf_mend(struct perf_output_handle *
  * event stops.
  */
 static enum arm_spe_pmu_outcome arm_spe_pmu_buf_remap(struct perf_output_handle *handle,
-						      u64 *aux_flags)
+						      u8 *ptr, u64 *aux_flags)
 {
 	struct arm_spe_pmu_buf *buf = perf_get_aux(handle);
 	u8 *start = buf->base + handle->head % buf->size;
 	u8 *end = (u8 *)buf->base + buf->size;
 	u8 *limit = (u8 *)(read_sysreg_s(SYS_PMBLIMITR_EL1) & PMBLIMITR_EL1_LIMIT_MASK);
-	u8 *ptr = (u8 *)read_sysreg_s(SYS_PMBPTR_EL1);
 	u8 *stop = PTR_ALIGN_DOWN(ptr, PAGE_SIZE) + ARM_SPE_PMU_REMAP_PAGES * PAGE_SIZE;
 	u8 *p;
 
@@ -1029,16 +1027,16 @@ static enum arm_spe_pmu_outcome arm_spe_pmu_buf_remap(struct perf_output_handle 
 	return ARM_SPE_OUTCOME_REMAP;
 }
 
-/* Hand what the hardware wrote since the window opened to perf */
-static void arm_spe_pmu_buf_close(struct perf_output_handle *handle, u64 aux_flags)
+/* Hand what the hardware wrote since the window opened, up to @ptr, to perf */
+static void arm_spe_pmu_buf_close(struct perf_output_handle *handle, u8 *ptr,
+				  u64 aux_flags)
 {
 	struct arm_spe_pmu_buf *buf = perf_get_aux(handle);
-	u64 start = (u64)buf->base + handle->head % buf->size;
-	u64 ptr = read_sysreg_s(SYS_PMBPTR_EL1);
+	u8 *start = buf->base + handle->head % buf->size;
 	unsigned long size = 0;
 
 	if (ptr > start)
-		size = min_t(u64, ptr - start, buf->size - handle->head % buf->size);
+		size = min_t(unsigned long, ptr - start, buf->size - handle->head % buf->size);
 	if (aux_flags)
 		perf_aux_output_flag(handle, aux_flags);
 	if (buf->snapshot)
@@ -1057,6 +1055,7 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 	struct perf_event *event = handle->event;
 	enum arm_spe_pmu_outcome outcome;
 	u64 pmbsr, aux_flags = 0;
+	u8 *ptr;
 
 	/*
 	 * The profiling unit's own updates of PMBSR_EL1 and PMBPTR_EL1 reach
@@ -1076,12 +1075,14 @@ static irqreturn_t arm_spe_pmu_irq(int irq, void *dev)
 		return IRQ_HANDLED;
 	}
 
+	/* Where the unit stopped, which nothing here moves before the close */
+	ptr = (u8 *)read_sysreg_s(SYS_PMBPTR_EL1);
 	outcome = arm_spe_pmu_pmbsr_decode(pmbsr, &aux_flags);
 	if (outcome == ARM_SPE_OUTCOME_REMAP)
-		outcome = arm_spe_pmu_buf_mend(handle, pmbsr, &aux_flags);
+		outcome = arm_spe_pmu_buf_mend(handle, pmbsr, ptr, &aux_flags);
 	if (outcome == ARM_SPE_OUTCOME_REMAP)
-		outcome = arm_spe_pmu_buf_remap(handle, &aux_flags);
-	arm_spe_pmu_buf_close(handle, aux_flags);
+		outcome = arm_spe_pmu_buf_remap(handle, ptr, &aux_flags);
+	arm_spe_pmu_buf_close(handle, ptr, aux_flags);
 	if ((outcome == ARM_SPE_OUTCOME_FULL || outcome == ARM_SPE_OUTCOME_REMAP) &&
 	    arm_spe_pmu_buf_open(to_arm_spe_pmu(event->pmu), handle, event,
 				 outcome == ARM_SPE_OUTCOME_REMAP)) {
@@ -1142,9 +1143,11 @@ static void arm_spe_pmu_event_halt(struct perf_event *event, int flags)
 	 * than by the interrupt: the buffer is being handed over anyway.
 	 */
 	if (handle->event == event) {
+		u8 *ptr = (u8 *)read_sysreg_s(SYS_PMBPTR_EL1);
+
 		if (arm_spe_pmu_pmbsr_decode(pmbsr, &aux_flags) == ARM_SPE_OUTCOME_REMAP)
-			arm_spe_pmu_buf_mend(handle, pmbsr, &aux_flags);
-		arm_spe_pmu_buf_close(handle, aux_flags);
+			arm_spe_pmu_buf_mend(handle, pmbsr, ptr, &aux_flags);
+		arm_spe_pmu_buf_close(handle, ptr, aux_flags);
 	}
 	if (pmbsr)
 		arm_spe_pmu_hw_ack();
