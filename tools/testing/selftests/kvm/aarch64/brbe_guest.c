@@ -43,7 +43,8 @@
  *   - the injection registers keep what the guest wrote across an exit,
  *     and userspace reads them through one-reg;
  *   - controls restored recording by userspace (a migration) record from
- *     the first entry, without a trap; a guest's first access being a
+ *     the first entry, without a trap, also in a new VM on a host where
+ *     no VM has had BRBE live yet; a guest's first access being a
  *     record read finds no host record, and BRB IALL and BRB INJ as first
  *     accesses act on the guest's own buffer after their trap;
  *   - a freeze with physical timestamps gives the guest's count, its
@@ -138,6 +139,7 @@ enum phase {
 	PH_ID, PH_SEQ, PH_FILTER, PH_IALL, PH_ISOLATION, PH_HIDDEN, PH_NOP, PH_MID,
 	PH_FREEZE, PH_HOST_FREEZE, PH_SELF_PAUSE, PH_CYCLE_FREEZE, PH_SELF_PAUSE_HOST,
 	PH_INJ, PH_TS_PHYS, PH_RESTORED, PH_FIRST_REC, PH_FIRST_IALL, PH_FIRST_INJ,
+	PH_WARM,
 };
 
 /* BRBTS_EL1 values: userspace's to the guest, the guest's to userspace */
@@ -415,6 +417,16 @@ static void seq_restored(void)
 	recs_read();
 }
 
+/* Touch what seq_restored() uses, BRBE excepted: its stage-2 faults now */
+static void seq_warm(void)
+{
+	int i;
+
+	((seq_marker_fn)ASM_LABEL(seq_marker))();
+	for (i = 0; i < NREC; i++)
+		guest_recs[i].inf = 0;
+}
+
 static void brb_inj(void)
 {
 	asm volatile("sys #1, C7, C2, #5" : : : "memory");
@@ -510,6 +522,9 @@ static void guest_phase_run(uint64_t phase)
 	case PH_FIRST_INJ:
 		brb_inj();
 		guest_recs[0] = rec_read(0);
+		break;
+	case PH_WARM:
+		seq_warm();
 		break;
 	case PH_NOP:
 		break;
@@ -998,6 +1013,42 @@ static void test_injection_registers(struct kvm_vcpu *vcpu)
 	       "one_reg_injection_from_guest");
 }
 
+/* seq_restored()'s records: seq_marker's branch and return, newest first */
+static bool restored_records_newest(void)
+{
+	return BRBINF_TYPE(guest_recs[0].inf) == TYPE_RET &&
+	       guest_recs[0].src == ASM_LABEL(seq_marker_end) &&
+	       guest_recs[1].src == ASM_LABEL(seq_marker) &&
+	       guest_recs[1].tgt == ASM_LABEL(seq_marker_end);
+}
+
+/*
+ * A migration's restore into a new VM on a host where no VM has had BRBE
+ * or SPE live yet: KVM tests no vCPU's live units until one has, so the
+ * restored controls themselves must turn those tests on (kvm_units_used)
+ * for the guest to record from its next entry. The VM first runs a phase
+ * that takes its stage-2 faults without touching BRBE.
+ */
+static void test_restored_first(void)
+{
+	struct kvm_vcpu *vcpu;
+	struct kvm_vm *vm;
+	bool ok;
+
+	vcpu = brbe_vm_create(&vm);
+	guest_phase = PH_WARM;
+	sync_global_to_guest(vm, guest_phase);
+	run_to_sync(vcpu, PH_WARM);
+	vcpu_set_reg(vcpu, REG_BRBFCR_EL1, BRBFCR_ALL);
+	vcpu_set_reg(vcpu, REG_BRBCR_EL1, BRBCR_E1BRE);
+	ok = phase_run(vcpu, PH_RESTORED);
+	ksft_print_msg("restored recording, first on the host: %lu exits, record 0 %#lx -> %#lx\n",
+		       (unsigned long)phase_exits_seen, guest_recs[0].src, guest_recs[0].tgt);
+	report(ok && phase_exits_seen == 1 && restored_records_newest(),
+	       "restored_recording_first_on_host");
+	kvm_vm_free(vm);
+}
+
 /*
  * Lazy switching, as a guest and a migration meet it. Controls restored
  * recording (BRBCR_EL1 E1BRE by one-reg) record from the first entry,
@@ -1019,10 +1070,7 @@ static void test_lazy(struct kvm_vcpu *vcpu)
 	ksft_print_msg("restored recording: %lu exits, record 0 %#lx -> %#lx, 1 %#lx -> %#lx\n",
 		       (unsigned long)phase_exits_seen, guest_recs[0].src, guest_recs[0].tgt,
 		       guest_recs[1].src, guest_recs[1].tgt);
-	report(ok && phase_exits_seen == 1 && BRBINF_TYPE(guest_recs[0].inf) == TYPE_RET &&
-	       guest_recs[0].src == ASM_LABEL(seq_marker_end) &&
-	       guest_recs[1].src == ASM_LABEL(seq_marker) &&
-	       guest_recs[1].tgt == ASM_LABEL(seq_marker_end),
+	report(ok && phase_exits_seen == 1 && restored_records_newest(),
 	       "restored_recording_records_from_entry");
 
 	vcpu_set_reg(vcpu, REG_BRBCR_EL1, 0);
@@ -1181,7 +1229,9 @@ int main(void)
 	if (!(dfr0 & DFR0_BRBE_MASK) && protected_kvm())
 		ksft_exit_skip("protected KVM keeps BRBE from its guests\n");
 
-	ksft_set_plan(5 + 5 + 2 + 3 + 3 + 2 + 2 + 2 + 2 + 3 + 2 + 2 + 3);
+	ksft_set_plan(1 + 5 + 5 + 2 + 3 + 3 + 2 + 2 + 2 + 2 + 3 + 2 + 2 + 3);
+	/* First: the VM above has not run, so no VM has used BRBE yet */
+	test_restored_first();
 	test_id_and_one_reg(vcpu);
 	test_records(vcpu);
 	test_isolation(vcpu, host_fd);
